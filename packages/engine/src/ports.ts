@@ -1,0 +1,221 @@
+// The engine's ports: interfaces that other packages implement structurally (catalog-fs: the
+// RunRecorder; dsh-adapter: the AgentProvider and Approver) and apps/plugin wires together.
+// The engine never imports those packages (DESIGN.md section 3).
+
+/** A JSON Schema object (the subset providers and ajv accept). */
+export type JsonSchema = { readonly [key: string]: unknown };
+
+export type ModelTier = 'fast' | 'balanced' | 'deep';
+
+export type Trust = 'trusted-package' | 'capability-generated' | 'trusted-local';
+
+/** What a provider (transport) can honour. A task needing a missing one is refused before launch. */
+export interface ProviderCapabilities {
+  /** Can restrict a child's tools; required for `readOnly` tasks. */
+  readonly toolFilter: boolean;
+  /** Can make a child return a schema-shaped value; required for `outputSchema` tasks. */
+  readonly outputSchema: boolean;
+  /** Can send a message to a running child (`wf.send`). */
+  readonly steer: boolean;
+  /** Can run a child in an isolated worktree (`isolation: 'worktree'`). */
+  readonly worktree?: boolean;
+  /** Honours per-child `provider` / `model` / `maxTokens` / `effort`. */
+  readonly agentOptions?: boolean;
+}
+
+export interface VerificationRequest {
+  readonly enforcement?: 'hard' | 'warn';
+  readonly requiresMutation?: boolean;
+  readonly requiredChangedPaths?: readonly string[];
+  readonly requiredReadPaths?: readonly string[];
+  readonly minFinalTextChars?: number;
+  readonly rejectPreparatoryFinalText?: boolean;
+}
+
+/** One child to launch, as the engine hands it to a provider (already validated). */
+export interface AgentRequest {
+  readonly runId: string;
+  /** Engine-assigned, unique within the run (e.g. `task-3`). */
+  readonly taskId: string;
+  readonly kind: 'task' | 'synthesis' | 'repair';
+  readonly name: string;
+  /** The full prompt text, with scope/constraints/evidence already folded in. */
+  readonly prompt: string;
+  readonly phase?: string;
+  readonly readOnly: boolean;
+  readonly subagentType?: string;
+  readonly modelHint?: ModelTier;
+  readonly provider?: string;
+  readonly model?: string;
+  readonly maxTokens?: number;
+  readonly effort?: string;
+  readonly isolation?: 'shared-cwd' | 'worktree';
+  readonly evidenceRefs?: readonly string[];
+  readonly verification?: VerificationRequest;
+  readonly outputSchema?: JsonSchema;
+  readonly terseResult?: boolean;
+}
+
+export interface AgentUsage {
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly cacheReadTokens?: number;
+}
+
+/** How a child ended. `result` promises never reject: failures are data. */
+export interface AgentResult {
+  readonly status: 'completed' | 'failed' | 'stopped';
+  readonly text: string;
+  readonly structured?: unknown;
+  readonly usage?: AgentUsage;
+  readonly error?: { readonly code: string; readonly message: string };
+  /** Verification evidence the provider collected (read paths, mutation calls...), if any. */
+  readonly verification?: {
+    readonly ok: boolean;
+    readonly reasons: readonly string[];
+    readonly readPaths?: readonly string[];
+    readonly changedPaths?: readonly string[];
+  };
+}
+
+/** A published child. The engine calls `dispose()` exactly once (invariant 7). */
+export interface AgentHandle {
+  /** The provider's id for the child (DSH: the subagent id). */
+  readonly id: string;
+  readonly result: Promise<AgentResult>;
+  send?(text: string): Promise<void>;
+  stop(reason?: string): void | Promise<void>;
+  dispose(): void | Promise<void>;
+  /** The child's latest assistant text, for `wf.output` / `wf.snapshot`. */
+  lastText?(): string | undefined;
+}
+
+export interface AgentProvider {
+  /** A short name shown in events and run records (`simulated`, `dsh:spawn`...). */
+  readonly name: string;
+  readonly capabilities: ProviderCapabilities;
+  /**
+   * Launches a child and resolves once it is published (has an id). Rejects only when the child
+   * could not be launched at all; `signal` aborts a launch in progress.
+   */
+  start(request: AgentRequest, signal: AbortSignal): Promise<AgentHandle>;
+}
+
+export type RunStatus =
+  | 'running'
+  | 'paused'
+  | 'completed'
+  | 'failed'
+  | 'stopped'
+  | 'denied'
+  | 'interrupted';
+
+export type RunEventType =
+  | 'workflow-started'
+  | 'workflow-log'
+  | 'workflow-completed'
+  | 'workflow-failed'
+  | 'workflow-stopped'
+  | 'workflow-paused'
+  | 'workflow-resumed'
+  | 'phase-started'
+  | 'phase-completed'
+  | 'agent-started'
+  | 'agent-completed'
+  | 'agent-message'
+  | 'synthesis-started'
+  | 'synthesis-completed'
+  | 'nested-started'
+  | 'nested-completed'
+  | 'artifact-written'
+  | 'cache-hit';
+
+/** One line of a run's event log. `seq` is monotonic per run, starting at 1. */
+export interface RunEvent {
+  readonly seq: number;
+  readonly runId: string;
+  readonly type: RunEventType;
+  /** Host wall-clock epoch ms when the event was emitted. */
+  readonly time: number;
+  readonly data: { readonly [key: string]: unknown };
+}
+
+export interface RunCost {
+  readonly wallClockDurationMs: number;
+  readonly agentsStarted: number;
+  readonly agentsCompleted: number;
+  readonly cacheHits: number;
+  readonly tokenUsage: { readonly inputTokens: number; readonly outputTokens: number; readonly totalTokens: number };
+  readonly peakConcurrency: number;
+}
+
+/** What the recorder is told when a run starts: enough to re-execute it for resume. */
+export interface RunStartRecord {
+  readonly runId: string;
+  readonly workflow: string;
+  readonly trust: Trust;
+  readonly manifest: unknown;
+  /** Source of a source-based run; absent for trusted-local host functions. */
+  readonly source?: string;
+  readonly args: unknown;
+  readonly seed: number;
+  /** Epoch ms the guest's logical clock starts at. */
+  readonly startTime: number;
+  readonly startedAt: number;
+  readonly resumedFromRunId?: string;
+  readonly sourceRunId?: string;
+  readonly revisionOf?: string;
+}
+
+/** One journaled host call: what the guest asked, what it got, and when (logical time). */
+export interface JournalEntry {
+  /** Order in which the guest issued the call, from 1. */
+  readonly seq: number;
+  /** Order in which the result was delivered to the guest, from 1. */
+  readonly settleSeq: number;
+  readonly method: string;
+  readonly input: unknown;
+  readonly outcome: { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: { readonly code: string; readonly message: string } };
+  /** Logical epoch ms the guest clock was set to when this result was delivered. */
+  readonly settledAt: number;
+}
+
+export interface RunFinishRecord {
+  readonly status: Exclude<RunStatus, 'running' | 'paused'>;
+  readonly result?: unknown;
+  readonly error?: { readonly code: string; readonly message: string };
+  readonly cost: RunCost;
+  readonly endedAt: number;
+}
+
+/**
+ * Where a run is recorded. Calls are made in order; `event` and `journal` must not block the
+ * engine (buffer and flush). The in-memory recorder ships in @wf/engine; the disk one in
+ * @wf/catalog-fs (`openRunStore`).
+ */
+export interface RunRecorder {
+  begin(run: RunStartRecord): Promise<void>;
+  event(event: RunEvent): void;
+  journal(runId: string, entry: JournalEntry): void;
+  /** Write-once JSON artifact; rejects when the name was already written in this run. */
+  artifact(runId: string, name: string, value: unknown): Promise<{ readonly name: string; readonly ref: string }>;
+  /** Coalesced snapshot fields (status, phase, counts...); the recorder decides when to persist. */
+  update(runId: string, patch: { readonly [key: string]: unknown }): void;
+  finish(runId: string, record: RunFinishRecord): Promise<void>;
+  /** For resume: the start record and the journal of an earlier run, or undefined. */
+  load?(runId: string): Promise<{ readonly start: RunStartRecord; readonly journal: readonly JournalEntry[] } | undefined>;
+}
+
+export interface ApprovalRequest {
+  readonly runId: string;
+  readonly workflow: string;
+  readonly trust: Trust;
+  /** One-line human summary: trust class, agent/concurrency caps, read-only or may mutate. */
+  readonly summary: string;
+}
+
+export type ApprovalDecision = 'allowed' | 'rejected' | 'cancelled' | 'unavailable';
+
+export interface Approver {
+  request(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalDecision>;
+}

@@ -1,0 +1,130 @@
+// The graph check must fail on each kind of layering violation it claims to catch.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+
+const script = join(dirname(fileURLToPath(import.meta.url)), '..', 'graph-check.mjs');
+let root = '';
+
+function pkg(dir: string, json: object, files: Record<string, string> = {}, refs: string[] = []) {
+  mkdirSync(join(root, dir, 'src'), { recursive: true });
+  writeFileSync(join(root, dir, 'package.json'), JSON.stringify(json));
+  writeFileSync(
+    join(root, dir, 'tsconfig.json'),
+    JSON.stringify({ references: refs.map((path) => ({ path })) }),
+  );
+  for (const [name, text] of Object.entries(files))
+    writeFileSync(join(root, dir, 'src', name), text);
+}
+
+function run(): { code: number; out: string } {
+  try {
+    const out = execFileSync(process.execPath, [script, '--root', root], {
+      encoding: 'utf8',
+      stdio: 'pipe',
+    });
+    return { code: 0, out };
+  } catch (e) {
+    const err = e as { status: number; stderr: string };
+    return { code: err.status, out: err.stderr };
+  }
+}
+
+function base(solution: string[]) {
+  root = mkdtempSync(join(tmpdir(), 'graph-'));
+  writeFileSync(
+    join(root, 'tsconfig.json'),
+    JSON.stringify({ references: solution.map((path) => ({ path })) }),
+  );
+  pkg('packages/bridge', { name: '@wf/bridge' }, { 'index.ts': 'export const a = 1;' });
+}
+
+afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+describe('graph check', () => {
+  it('accepts a layering that DESIGN.md allows', () => {
+    base(['packages/bridge', 'packages/catalog-fs']);
+    pkg(
+      'packages/catalog-fs',
+      { name: '@wf/catalog-fs', dependencies: { '@wf/bridge': 'workspace:^' } },
+      { 'index.ts': "import { a } from '@wf/bridge';\nexport const b = a;" },
+      ['../bridge'],
+    );
+    expect(run()).toMatchObject({ code: 0 });
+  });
+
+  it('refuses an upward dependency', () => {
+    base(['packages/bridge', 'packages/sandbox']);
+    pkg(
+      'packages/sandbox',
+      { name: '@wf/sandbox', dependencies: { '@wf/bridge': 'workspace:^' } },
+      { 'index.ts': "import { a } from '@wf/bridge';\nexport const b = a;" },
+      ['../bridge'],
+    );
+    const r = run();
+    expect(r.code).toBe(1);
+    expect(r.out).toContain(
+      'depends on @wf/bridge, which DESIGN.md does not allow below @wf/sandbox',
+    );
+  });
+
+  it('refuses an import that package.json does not declare, and a deep import', () => {
+    base(['packages/bridge', 'packages/catalog-fs']);
+    pkg(
+      'packages/catalog-fs',
+      { name: '@wf/catalog-fs' },
+      { 'index.ts': "import { a } from '@wf/bridge/src/index.ts';\nexport const b = a;" },
+    );
+    const r = run();
+    expect(r.code).toBe(1);
+    expect(r.out).toContain('deep import @wf/bridge/src/index.ts');
+    expect(r.out).toContain('imports @wf/bridge, not in package.json dependencies');
+  });
+
+  it('refuses tsconfig references that disagree with package.json', () => {
+    base(['packages/bridge', 'packages/catalog-fs']);
+    pkg(
+      'packages/catalog-fs',
+      { name: '@wf/catalog-fs', dependencies: { '@wf/bridge': 'workspace:^' } },
+      {
+        'index.ts': 'export {};',
+      },
+    );
+    const r = run();
+    expect(r.code).toBe(1);
+    expect(r.out).toContain('tsconfig.json lacks a reference to @wf/bridge');
+  });
+
+  it('refuses export * in an index and a dependency cycle', () => {
+    base(['packages/bridge', 'packages/catalog-fs']);
+    pkg(
+      'packages/bridge',
+      { name: '@wf/bridge', devDependencies: { '@wf/catalog-fs': 'workspace:^' } },
+      {
+        'index.ts': "export * from './internal/x.js';",
+      },
+    );
+    pkg(
+      'packages/catalog-fs',
+      { name: '@wf/catalog-fs', dependencies: { '@wf/bridge': 'workspace:^' } },
+      { 'index.ts': 'export {};' },
+      ['../bridge'],
+    );
+    const r = run();
+    expect(r.code).toBe(1);
+    expect(r.out).toContain('uses `export *`');
+    expect(r.out).toMatch(
+      /cycle: @wf\/bridge -> @wf\/catalog-fs -> @wf\/bridge|cycle: @wf\/catalog-fs -> @wf\/bridge -> @wf\/catalog-fs/,
+    );
+  });
+
+  it('refuses a package missing from the solution tsconfig', () => {
+    base([]);
+    const r = run();
+    expect(r.code).toBe(1);
+    expect(r.out).toContain('solution lacks a reference to packages/bridge');
+  });
+});
