@@ -145,7 +145,11 @@ export interface RunCost {
   readonly agentsStarted: number;
   readonly agentsCompleted: number;
   readonly cacheHits: number;
-  readonly tokenUsage: { readonly inputTokens: number; readonly outputTokens: number; readonly totalTokens: number };
+  readonly tokenUsage: {
+    readonly inputTokens: number;
+    readonly outputTokens: number;
+    readonly totalTokens: number;
+  };
   readonly peakConcurrency: number;
 }
 
@@ -175,7 +179,9 @@ export interface JournalEntry {
   readonly settleSeq: number;
   readonly method: string;
   readonly input: unknown;
-  readonly outcome: { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: { readonly code: string; readonly message: string } };
+  readonly outcome:
+    | { readonly ok: true; readonly value: unknown }
+    | { readonly ok: false; readonly error: { readonly code: string; readonly message: string } };
   /** Logical epoch ms the guest clock was set to when this result was delivered. */
   readonly settledAt: number;
 }
@@ -198,12 +204,20 @@ export interface RunRecorder {
   event(event: RunEvent): void;
   journal(runId: string, entry: JournalEntry): void;
   /** Write-once JSON artifact; rejects when the name was already written in this run. */
-  artifact(runId: string, name: string, value: unknown): Promise<{ readonly name: string; readonly ref: string }>;
+  artifact(
+    runId: string,
+    name: string,
+    value: unknown,
+  ): Promise<{ readonly name: string; readonly ref: string }>;
   /** Coalesced snapshot fields (status, phase, counts...); the recorder decides when to persist. */
   update(runId: string, patch: { readonly [key: string]: unknown }): void;
   finish(runId: string, record: RunFinishRecord): Promise<void>;
   /** For resume: the start record and the journal of an earlier run, or undefined. */
-  load?(runId: string): Promise<{ readonly start: RunStartRecord; readonly journal: readonly JournalEntry[] } | undefined>;
+  load?(
+    runId: string,
+  ): Promise<
+    { readonly start: RunStartRecord; readonly journal: readonly JournalEntry[] } | undefined
+  >;
 }
 
 export interface ApprovalRequest {
