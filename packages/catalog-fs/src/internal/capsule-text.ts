@@ -1,0 +1,70 @@
+// Turns capsule bytes into a validated capsule or one message that names the problem, using
+// @wf/bridge's parser (the single definition of the format).
+import {
+  type ManifestLimits,
+  parseCapsule,
+  WORKFLOW_NAME_PATTERN,
+  type WorkflowCapsule,
+} from '@wf/bridge';
+
+export type CapsuleCheck =
+  | { readonly ok: true; readonly capsule: WorkflowCapsule }
+  | { readonly ok: false; readonly message: string };
+
+const MAX_ISSUES_IN_MESSAGE = 5;
+
+/** Validates a parsed capsule and that `manifest.name` is `expectedName`. */
+export function checkCapsuleValue(
+  value: unknown,
+  expectedName: string,
+  limits: ManifestLimits | undefined,
+): CapsuleCheck {
+  const parsed = parseCapsule(value, limits === undefined ? {} : { limits });
+  if (!parsed.ok) {
+    const shown = parsed.issues
+      .slice(0, MAX_ISSUES_IN_MESSAGE)
+      .map((issue) => `${issue.path || 'capsule'}: ${issue.message}`);
+    const more = parsed.issues.length - shown.length;
+    return {
+      ok: false,
+      message: `invalid capsule: ${shown.join('; ')}${more > 0 ? `; and ${more} more` : ''}`,
+    };
+  }
+  if (parsed.capsule.manifest.name !== expectedName) {
+    return {
+      ok: false,
+      message: `manifest.name "${parsed.capsule.manifest.name}" does not match the file name "${expectedName}"`,
+    };
+  }
+  return parsed;
+}
+
+/** Parses capsule file bytes (UTF-8 JSON) and validates them. */
+export function checkCapsuleBytes(
+  bytes: Buffer,
+  expectedName: string,
+  limits: ManifestLimits | undefined,
+): CapsuleCheck {
+  let value: unknown;
+  try {
+    value = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return {
+      ok: false,
+      message:
+        bytes.length === 0
+          ? 'the file is empty'
+          : `not valid JSON (${reason}); the file may be truncated or hand-edited`,
+    };
+  }
+  return checkCapsuleValue(value, expectedName, limits);
+}
+
+export function isWorkflowName(name: unknown): name is string {
+  return typeof name === 'string' && WORKFLOW_NAME_PATTERN.test(name);
+}
+
+export function serializeCapsule(capsule: WorkflowCapsule): string {
+  return `${JSON.stringify(capsule, null, 2)}\n`;
+}

@@ -1,0 +1,362 @@
+// Symlink-safe directory handles. Every directory we touch is opened O_DIRECTORY|O_NOFOLLOW and,
+// on Linux, later addressed as /proc/self/fd/<fd>/<name>: the kernel resolves that through the open
+// descriptor, so a component swapped for a symlink after the check cannot redirect the operation
+// (invariant 8: no symlinks anywhere on the path, every path below its root).
+import { randomBytes } from 'node:crypto';
+import { constants, existsSync } from 'node:fs';
+import * as fsp from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { join, resolve, sep } from 'node:path';
+import { CatalogFsError, type CatalogFsErrorCode } from '../errors.js';
+
+const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK } = constants;
+
+/** Linux gives us openat-like semantics through /proc; elsewhere we fall back to checked paths. */
+export const FD_PATHS: boolean = process.platform === 'linux' && existsSync('/proc/self/fd');
+
+/** Identifies this process in temp and lock names (pid alone can be reused). */
+export const PROCESS_TOKEN: string = randomBytes(6).toString('hex');
+export const HOSTNAME: string = hostname();
+
+export interface ErrorCodes {
+  readonly unsafe: CatalogFsErrorCode;
+  readonly io: CatalogFsErrorCode;
+}
+
+/** An open, verified directory. `at(name)` names an entry directly inside it. */
+export interface SafeDir {
+  /** The canonical path the directory had when it was opened (for messages and listings). */
+  readonly path: string;
+  /** The directory itself, for readdir. */
+  readonly self: string;
+  at(name: string): string;
+  sync(): Promise<void>;
+  close(): Promise<void>;
+}
+
+type Hook = (event: 'dir-opened', path: string) => void | Promise<void>;
+let testHook: Hook | undefined;
+/** Test seam: runs after each directory is opened and verified, before it is used. */
+export function setSafeDirHook(hook: Hook | undefined): void {
+  testHook = hook;
+}
+
+export function ioError(codes: ErrorCodes, what: string, cause: unknown): CatalogFsError {
+  const code = (cause as { code?: string } | null)?.code;
+  const detail = code === 'ENOSPC' ? 'the disk is full' : code ? code : String(cause);
+  return new CatalogFsError(codes.io, `${what} failed: ${detail}`, { cause });
+}
+
+function errno(error: unknown): string | undefined {
+  return (error as { code?: string } | null)?.code;
+}
+
+class OpenDir implements SafeDir {
+  constructor(
+    readonly path: string,
+    private readonly handle: fsp.FileHandle,
+  ) {}
+  get self(): string {
+    return FD_PATHS ? `/proc/self/fd/${this.handle.fd}` : this.path;
+  }
+  at(name: string): string {
+    // Names are produced by this package (validated names, fixed prefixes): never a separator.
+    if (name.includes('/') || name === '..' || name === '.') throw new Error(`bad entry ${name}`);
+    return FD_PATHS ? `/proc/self/fd/${this.handle.fd}/${name}` : join(this.path, name);
+  }
+  sync(): Promise<void> {
+    return this.handle.sync().catch(() => undefined);
+  }
+  close(): Promise<void> {
+    return this.handle.close().catch(() => undefined);
+  }
+}
+
+/** Finds the first component of `path` that is a symlink, for a message that names it. */
+async function firstSymlink(path: string): Promise<string | undefined> {
+  const parts = path.split(sep).filter(Boolean);
+  let current: string = sep;
+  for (const part of parts) {
+    current = join(current, part);
+    const st = await fsp.lstat(current).catch(() => undefined);
+    if (!st) return undefined;
+    if (st.isSymbolicLink()) return current;
+  }
+  return undefined;
+}
+
+async function openDirNoFollow(
+  path: string,
+  shown: string,
+  codes: ErrorCodes,
+): Promise<fsp.FileHandle | undefined> {
+  try {
+    return await fsp.open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+  } catch (error) {
+    const code = errno(error);
+    if (code === 'ENOENT') return undefined;
+    if (code === 'ELOOP' || code === 'ENOTDIR') {
+      throw new CatalogFsError(
+        codes.unsafe,
+        `${shown} is a symbolic link or not a directory; refusing to use it`,
+      );
+    }
+    throw ioError(codes, `opening ${shown}`, error);
+  }
+}
+
+export interface RootOptions {
+  readonly create: boolean;
+  /** Follow symlinks on the way to the root (the root's canonical path is used instead). */
+  readonly allowSymlinkedRoot: boolean;
+  readonly codes: ErrorCodes;
+  /** What the root is called in messages ("project catalog root"). */
+  readonly label: string;
+}
+
+/**
+ * Opens a configured root. By default every component of its absolute path must be a real
+ * directory (its canonical path equals the path given); `allowSymlinkedRoot` opts out.
+ */
+export async function openRootDir(
+  root: string,
+  options: RootOptions,
+): Promise<SafeDir | undefined> {
+  const abs = resolve(root);
+  const { codes, label } = options;
+  if (options.create) {
+    try {
+      await fsp.mkdir(abs, { recursive: true });
+    } catch (error) {
+      if (errno(error) === 'EEXIST' || errno(error) === 'ENOTDIR') {
+        throw new CatalogFsError(codes.unsafe, `${label} ${abs} is not a directory`);
+      }
+      throw ioError(codes, `creating ${label} ${abs}`, error);
+    }
+  }
+  let canonical: string;
+  try {
+    canonical = await fsp.realpath(abs);
+  } catch (error) {
+    if (errno(error) === 'ENOENT') return undefined;
+    if (errno(error) === 'ENOTDIR' || errno(error) === 'ELOOP') {
+      throw new CatalogFsError(codes.unsafe, `${label} ${abs} is not a directory`);
+    }
+    throw ioError(codes, `resolving ${label} ${abs}`, error);
+  }
+  if (canonical !== abs && !options.allowSymlinkedRoot) {
+    const link = (await firstSymlink(abs)) ?? abs;
+    throw new CatalogFsError(
+      codes.unsafe,
+      `${label} ${abs} goes through the symbolic link ${link}; catalog roots must be real directories (set allowSymlinkedRoot to accept it)`,
+    );
+  }
+  const handle = await openDirNoFollow(canonical, `${label} ${abs}`, codes);
+  if (!handle) return undefined;
+  if (FD_PATHS) {
+    // A parent swapped between realpath and open would land us elsewhere: ask the kernel.
+    const actual = await fsp.readlink(`/proc/self/fd/${handle.fd}`).catch(() => '');
+    if (actual !== canonical) {
+      await handle.close().catch(() => undefined);
+      throw new CatalogFsError(
+        codes.unsafe,
+        `${label} ${abs} changed while it was being opened (now ${actual || 'unknown'}); refusing to use it`,
+      );
+    }
+  }
+  const dir = new OpenDir(canonical, handle);
+  if (testHook) await testHook('dir-opened', canonical);
+  return dir;
+}
+
+/** Opens (optionally creating) a subdirectory that must be a real directory, not a symlink. */
+export async function openChildDir(
+  parent: SafeDir,
+  name: string,
+  options: { readonly create: boolean; readonly codes: ErrorCodes },
+): Promise<SafeDir | undefined> {
+  const shown = join(parent.path, name);
+  if (options.create) {
+    try {
+      await fsp.mkdir(parent.at(name), { mode: 0o755 });
+    } catch (error) {
+      if (errno(error) !== 'EEXIST') throw ioError(options.codes, `creating ${shown}`, error);
+    }
+  }
+  const handle = await openDirNoFollow(parent.at(name), shown, options.codes);
+  if (!handle) return undefined;
+  const dir = new OpenDir(shown, handle);
+  if (testHook) await testHook('dir-opened', shown);
+  return dir;
+}
+
+/** Runs `body` with a directory that is closed afterwards. */
+export async function withDir<T>(
+  dir: SafeDir | undefined,
+  body: (dir: SafeDir) => Promise<T>,
+): Promise<T | undefined> {
+  if (!dir) return undefined;
+  try {
+    return await body(dir);
+  } finally {
+    await dir.close();
+  }
+}
+
+export interface RegularFile {
+  readonly data: Buffer;
+  readonly size: number;
+  readonly ino: number;
+  readonly mtimeMs: number;
+}
+
+/**
+ * Reads a regular file without following a final symlink, refusing anything larger than
+ * `maxBytes` before reading it. Returns undefined when the file does not exist.
+ */
+export async function readRegularFile(
+  dir: SafeDir,
+  name: string,
+  maxBytes: number,
+  codes: ErrorCodes & { readonly tooLarge?: CatalogFsErrorCode },
+): Promise<RegularFile | undefined> {
+  const shown = join(dir.path, name);
+  let handle: fsp.FileHandle;
+  try {
+    // O_NONBLOCK: a FIFO planted under the name must not hang us.
+    handle = await fsp.open(dir.at(name), O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+  } catch (error) {
+    const code = errno(error);
+    if (code === 'ENOENT') return undefined;
+    if (code === 'ELOOP') {
+      throw new CatalogFsError(codes.unsafe, `${shown} is a symbolic link; refusing to read it`);
+    }
+    throw ioError(codes, `opening ${shown}`, error);
+  }
+  try {
+    const st = await handle.stat();
+    if (!st.isFile()) {
+      throw new CatalogFsError(codes.unsafe, `${shown} is not a regular file`);
+    }
+    if (st.size > maxBytes) {
+      throw new CatalogFsError(
+        codes.tooLarge ?? codes.unsafe,
+        `${shown} is ${st.size} bytes, over the limit of ${maxBytes} bytes`,
+      );
+    }
+    // Read at most maxBytes + 1 so a file that grows after fstat is still caught.
+    const buffer = Buffer.alloc(Math.min(maxBytes + 1, Math.max(st.size, 0) + 65_536));
+    let length = 0;
+    while (length < buffer.length) {
+      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
+      if (bytesRead === 0) break;
+      length += bytesRead;
+    }
+    if (length > maxBytes) {
+      throw new CatalogFsError(
+        codes.tooLarge ?? codes.unsafe,
+        `${shown} grew over the limit of ${maxBytes} bytes while it was read`,
+      );
+    }
+    return { data: buffer.subarray(0, length), size: length, ino: st.ino, mtimeMs: st.mtimeMs };
+  } catch (error) {
+    if (error instanceof CatalogFsError) throw error;
+    throw ioError(codes, `reading ${shown}`, error);
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
+}
+
+/** Temp files are dotfiles `.wf-tmp-<pid>-<token>-<random>`: never listed, cleaned at open. */
+export const TEMP_PREFIX = '.wf-tmp-';
+
+export function newTempName(suffix = ''): string {
+  return `${TEMP_PREFIX}${process.pid}-${PROCESS_TOKEN}-${randomBytes(6).toString('hex')}${suffix}`;
+}
+
+/** Whether a temp file may be removed: its writer is gone, or it is old. */
+export function isAbandonedTemp(name: string, mtimeMs: number, now: number): boolean {
+  const match = /^\.wf-tmp-(\d+)-([0-9a-f]+)-/.exec(name);
+  if (!match) return now - mtimeMs > 3_600_000;
+  const pid = Number(match[1]);
+  if (match[2] === PROCESS_TOKEN && pid === process.pid) return false;
+  if (!isPidAlive(pid)) return true;
+  return now - mtimeMs > 3_600_000;
+}
+
+/**
+ * Writes `data` to a new same-directory temp file, created exclusively without following links,
+ * and fsyncs it. Returns the temp file's name. Removes the partial file on failure.
+ */
+export async function writeTempFile(
+  dir: SafeDir,
+  data: string | Buffer,
+  mode: number,
+  codes: ErrorCodes,
+): Promise<string> {
+  const name = newTempName();
+  let handle: fsp.FileHandle | undefined;
+  try {
+    handle = await fsp.open(dir.at(name), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode);
+    await handle.writeFile(data);
+    await handle.sync();
+    await handle.close();
+    handle = undefined;
+    return name;
+  } catch (error) {
+    await handle?.close().catch(() => undefined);
+    await fsp.unlink(dir.at(name)).catch(() => undefined);
+    throw ioError(codes, `writing a temporary file in ${dir.path}`, error);
+  }
+}
+
+/** Atomically replaces `name` in `dir` with `data` (temp + fsync + rename + directory fsync). */
+export async function writeFileAtomic(
+  dir: SafeDir,
+  name: string,
+  data: string | Buffer,
+  mode: number,
+  codes: ErrorCodes,
+): Promise<void> {
+  const temp = await writeTempFile(dir, data, mode, codes);
+  try {
+    await fsp.rename(dir.at(temp), dir.at(name));
+  } catch (error) {
+    await fsp.unlink(dir.at(temp)).catch(() => undefined);
+    throw ioError(codes, `publishing ${join(dir.path, name)}`, error);
+  }
+  await dir.sync();
+}
+
+/** Creates `name` with `data` only if it does not exist (temp + fsync + link). False if taken. */
+export async function writeFileCreateOnly(
+  dir: SafeDir,
+  name: string,
+  data: string | Buffer,
+  mode: number,
+  codes: ErrorCodes,
+): Promise<boolean> {
+  const temp = await writeTempFile(dir, data, mode, codes);
+  try {
+    await fsp.link(dir.at(temp), dir.at(name));
+    await dir.sync();
+    return true;
+  } catch (error) {
+    if (errno(error) === 'EEXIST') return false;
+    throw ioError(codes, `publishing ${join(dir.path, name)}`, error);
+  } finally {
+    await fsp.unlink(dir.at(temp)).catch(() => undefined);
+  }
+}
+
+export function isPidAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return errno(error) === 'EPERM';
+  }
+}
+
+export { errno };

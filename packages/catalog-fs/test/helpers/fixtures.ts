@@ -1,0 +1,29 @@
+// Shared test helpers: real temp directories and valid dsh.workflow v1 capsules.
+import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export function makeCapsule(name: string, marker = 'v1'): Record<string, unknown> {
+  return {
+    format: 'dsh.workflow',
+    version: 1,
+    workflowApiVersion: 1,
+    minDshVersion: '0.2.0',
+    manifest: {
+      name,
+      description: `test workflow ${marker}`,
+      phases: ['run'],
+      readOnly: true,
+      maxAgents: 2,
+      maxConcurrency: 1,
+      patterns: ['fan-out-and-synthesize'],
+    },
+    source: `// ${marker}\nasync function run(wf, args) { return '${marker}'; }\n`,
+  };
+}
+
+/** A fresh real (canonical) temp directory, removed by the returned cleanup. */
+export function tempDir(prefix = 'wf-catalog-'): { dir: string; cleanup: () => void } {
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
