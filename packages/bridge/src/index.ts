@@ -1,1 +1,46 @@
-export {};
+// @wf/bridge: the wf capability API contract (capsule/manifest/args schemas, wf methods, author types).
+// It imports no internal package: it describes the contract, it does not run code.
+
+export type {
+  CapsuleDraft,
+  CapsuleInputs,
+  CapsuleIntent,
+  CapsuleProvenance,
+  CapsuleRequires,
+  ParseCapsuleOptions,
+  ParseCapsuleResult,
+  WorkflowCapsule,
+} from './capsule.js';
+export { createCapsule, parseCapsule } from './capsule.js';
+export type { ValidateArgsResult } from './args.js';
+export { validateArgs } from './args.js';
+export type { EnvironmentRequirement, IsolationMode, ModelHint, PatternId } from './constants.js';
+export {
+  CAPSULE_FORMAT,
+  CAPSULE_VERSION,
+  DOCUMENT_LIMITS,
+  ENVIRONMENT_REQUIREMENTS,
+  ISOLATION_MODES,
+  MODEL_HINTS,
+  PATTERN_IDS,
+  WORKFLOW_API_VERSION,
+  WORKFLOW_NAME_PATTERN,
+} from './constants.js';
+export type { BridgeErrorCode, BridgeErrorIssue } from './errors.js';
+export { BRIDGE_ERROR_CODES, BridgeError } from './errors.js';
+export type {
+  InputArraySchema,
+  InputObjectSchema,
+  InputSchema,
+  InputStringSchema,
+} from './input-schema.js';
+export { INPUT_SCHEMA_TYPES } from './input-schema.js';
+export type { ValidationIssue } from './internal/issues.js';
+export type { JsonValue } from './internal/json.js';
+export type {
+  ManifestLimits,
+  ParseManifestOptions,
+  ParseManifestResult,
+  WorkflowManifest,
+} from './manifest.js';
+export { manifestSchema, parseManifest } from './manifest.js';

@@ -1,0 +1,154 @@
+// Plain-JSON check and copy: what may cross into the guest or be stored in a capsule (invariant 1).
+import { DOCUMENT_LIMITS } from '../constants.js';
+import { capIssues, formatPath, type PathKey, type ValidationIssue } from './issues.js';
+
+/** A JSON value as this package accepts it: plain objects and arrays, finite numbers. */
+export type JsonValue =
+  | null
+  | boolean
+  | number
+  | string
+  | readonly JsonValue[]
+  | { readonly [key: string]: JsonValue };
+
+/** Keys the sandbox drops at the crossing (invariant 1); refused here so nothing is lost silently. */
+export const DROPPED_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
+
+export interface JsonCheckOptions {
+  readonly root: string;
+  /** Names the root in messages when `root` is empty (a capsule's paths start at its keys). */
+  readonly rootLabel?: string;
+  readonly maxDepth?: number;
+  /** Refuse `__proto__`, `constructor`, `prototype` keys (args do; they would be dropped in the guest). */
+  readonly refuseDroppedKeys?: boolean;
+}
+
+export type JsonCheckResult =
+  | { ok: true; value: JsonValue }
+  | {
+      ok: false;
+      issues: ValidationIssue[];
+      /** The copy with every refused node replaced by null, so schema checks can still run on it. */
+      partial: JsonValue;
+    };
+
+/**
+ * Checks that `value` is plain JSON and returns a fresh copy. Refused: undefined, functions,
+ * symbols, bigints, NaN/Infinity/-0, sparse arrays, class instances, accessors, symbol keys,
+ * non-enumerable properties, cycles, nesting beyond `maxDepth`.
+ */
+export function checkPlainJson(value: unknown, options: JsonCheckOptions): JsonCheckResult {
+  const maxDepth = options.maxDepth ?? DOCUMENT_LIMITS.maxDepth;
+  const issues: ValidationIssue[] = [];
+  const ancestors = new Set<object>();
+  const path: PathKey[] = [];
+  let budget = DOCUMENT_LIMITS.maxIssues * 2;
+
+  const fail = (message: string): undefined => {
+    const at = formatPath(options.root, path) || options.rootLabel || options.root;
+    budget--;
+    issues.push({ path: at, message: `${at} ${message}` });
+    return undefined;
+  };
+
+  const walk = (item: unknown, depth: number): JsonValue | undefined => {
+    if (budget <= 0) return undefined;
+    switch (typeof item) {
+      case 'string':
+      case 'boolean':
+        return item;
+      case 'number':
+        if (!Number.isFinite(item)) return fail(`must be a finite number (got ${String(item)})`);
+        if (Object.is(item, -0)) return fail('must not be -0 (JSON cannot carry it)');
+        return item;
+      case 'undefined':
+        return fail('must be a JSON value (got undefined)');
+      case 'object':
+        break;
+      default:
+        return fail(`must be a JSON value (got a ${typeof item})`);
+    }
+    if (item === null) return null;
+    if (ancestors.has(item)) return fail('must not contain a cycle');
+    if (depth >= maxDepth) return fail(`nests deeper than ${maxDepth} levels`);
+    ancestors.add(item);
+    try {
+      if (Array.isArray(item)) return walkArray(item, depth);
+      return walkObject(item, depth);
+    } finally {
+      ancestors.delete(item);
+    }
+  };
+
+  const walkArray = (item: unknown[], depth: number): JsonValue[] | undefined => {
+    if (Object.getPrototypeOf(item) !== Array.prototype) return fail('must be a plain array');
+    const out: JsonValue[] = [];
+    for (const key of Reflect.ownKeys(item)) {
+      if (key === 'length') continue;
+      if (typeof key === 'symbol' || !/^(0|[1-9][0-9]*)$/.test(key)) {
+        fail(`must be a plain array (it has an extra property ${String(key)})`);
+      }
+    }
+    for (let index = 0; index < item.length && budget > 0; index++) {
+      path.push(index);
+      const descriptor = Object.getOwnPropertyDescriptor(item, index);
+      if (descriptor === undefined) {
+        fail('must not be a hole (sparse arrays are not JSON)');
+        out.push(null);
+      } else if (!('value' in descriptor)) {
+        fail('must be a data property, not an accessor');
+        out.push(null);
+      } else {
+        const copy = walk(descriptor.value, depth + 1);
+        out.push(copy ?? null);
+      }
+      path.pop();
+    }
+    return out;
+  };
+
+  const walkObject = (item: object, depth: number): JsonValue | undefined => {
+    const proto = Object.getPrototypeOf(item);
+    if (proto !== Object.prototype && proto !== null) {
+      return fail('must be a plain object (got a class instance)');
+    }
+    const out: Record<string, JsonValue> = {};
+    for (const key of Reflect.ownKeys(item)) {
+      if (budget <= 0) break;
+      if (typeof key === 'symbol') {
+        fail(`must not have symbol keys (${String(key)})`);
+        continue;
+      }
+      path.push(key);
+      const descriptor = Object.getOwnPropertyDescriptor(item, key)!;
+      if (options.refuseDroppedKeys === true && DROPPED_KEYS.has(key)) {
+        fail('is a reserved key (__proto__, constructor and prototype never reach the workflow)');
+      } else if (!('value' in descriptor)) {
+        fail('must be a data property, not an accessor');
+      } else if (descriptor.enumerable !== true) {
+        fail('must be an enumerable property');
+      } else {
+        const copy = walk(descriptor.value, depth + 1);
+        // defineProperty, not assignment: a `__proto__` key stays an own data property.
+        Object.defineProperty(out, key, {
+          value: copy ?? null,
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
+      }
+      path.pop();
+    }
+    return out;
+  };
+
+  const copy = walk(value, 0) ?? null;
+  if (issues.length > 0) {
+    return {
+      ok: false,
+      issues: capIssues(issues, options.root || options.rootLabel || ''),
+      partial: copy,
+    };
+  }
+  return { ok: true, value: copy };
+}
