@@ -1,0 +1,165 @@
+// The terminal side of live progress. On a TTY it redraws one compact frame in place (cursor up,
+// clear to end of screen), throttled, with a ticking clock; anywhere else it prints one plain line
+// per event that matters, so logs and CI output stay readable and greppable.
+import { duration, grouped } from '../report/render.js';
+import {
+  applyRunEvent,
+  createRunModel,
+  errorOf,
+  isRecord,
+  type RunEventLike,
+  type RunModel,
+} from '../report/run-model.js';
+import { clean, renderProgressFrame } from './frame.js';
+
+export interface ProgressStream {
+  write(chunk: string): unknown;
+  readonly isTTY?: boolean;
+  readonly columns?: number;
+  readonly rows?: number;
+}
+
+export interface ProgressViewOptions {
+  readonly out: ProgressStream;
+  /** Redraw in place; defaults to `out.isTTY`. */
+  readonly tty?: boolean;
+  readonly unicode?: boolean;
+  readonly note?: string;
+  readonly now?: () => number;
+  /** Minimum ms between TTY redraws; the clock also ticks at this pace. Default 100. */
+  readonly intervalMs?: number;
+}
+
+export interface ProgressView {
+  readonly model: RunModel;
+  event(event: RunEventLike): void;
+  /** Draws the last frame (TTY) and stops the clock. Idempotent. */
+  finish(): void;
+}
+
+const HIDE_CURSOR = '\u001b[?25l';
+const SHOW_CURSOR = '\u001b[?25h';
+
+export function createProgressView(options: ProgressViewOptions): ProgressView {
+  const out = options.out;
+  const tty = options.tty ?? out.isTTY === true;
+  const now = options.now ?? Date.now;
+  const model = createRunModel();
+  return tty ? ttyView(model, out, options, now) : plainView(model, out, now);
+}
+
+function ttyView(
+  model: RunModel,
+  out: ProgressStream,
+  options: ProgressViewOptions,
+  now: () => number,
+): ProgressView {
+  const interval = options.intervalMs ?? 100;
+  let drawn = 0;
+  let lastDraw = 0;
+  let finished = false;
+  let pending: NodeJS.Timeout | undefined;
+  const draw = () => {
+    pending = undefined;
+    lastDraw = now();
+    const lines = renderProgressFrame(model, {
+      now: lastDraw,
+      width: out.columns ?? 80,
+      maxLines: Math.max((out.rows ?? 24) - 2, 3),
+      unicode: options.unicode ?? false,
+      ...(options.note === undefined ? {} : { note: options.note }),
+    });
+    // Back to the frame's first line, clear everything below, draw the new frame.
+    const up = drawn > 1 ? `\u001b[${drawn - 1}A` : '';
+    out.write(`${drawn > 0 ? `\r${up}\u001b[J` : HIDE_CURSOR}${lines.join('\n')}`);
+    drawn = lines.length;
+  };
+  const schedule = () => {
+    if (finished || pending) return;
+    const wait = Math.max(0, interval - (now() - lastDraw));
+    pending = setTimeout(draw, wait);
+  };
+  const clock = setInterval(schedule, Math.max(interval, 250));
+  clock.unref();
+  return {
+    model,
+    event(event) {
+      applyRunEvent(model, event);
+      schedule();
+    },
+    finish() {
+      if (finished) return;
+      finished = true;
+      clearInterval(clock);
+      if (pending) clearTimeout(pending);
+      draw();
+      out.write(`\n${SHOW_CURSOR}`);
+    },
+  };
+}
+
+function plainView(model: RunModel, out: ProgressStream, now: () => number): ProgressView {
+  return {
+    model,
+    event(event) {
+      applyRunEvent(model, event);
+      const line = plainLine(model, event);
+      if (line !== undefined) {
+        const t0 = model.startedAt ?? now();
+        const at = duration((typeof event.time === 'number' ? event.time : now()) - t0);
+        out.write(`[${at.padStart(7)}] ${line}\n`);
+      }
+    },
+    finish() {
+      // Plain lines are written as events arrive; nothing is pending.
+    },
+  };
+}
+
+/** One plain line for an event, or undefined for events not worth a line (messages, cache...). */
+export function plainLine(model: RunModel, event: RunEventLike): string | undefined {
+  const data = isRecord(event.data) ? event.data : {};
+  const name = (key: string) => (typeof data[key] === 'string' ? clean(data[key] as string) : '');
+  const agent = () => {
+    const id = name('taskId');
+    const span = model.agents.find((a) => a.taskId === id);
+    return { id, span, label: `${id} ${clean(span?.name ?? name('name'))}`.trim() };
+  };
+  switch (event.type) {
+    case 'workflow-started':
+      return `workflow ${clean(model.workflow ?? name('workflow'))} started (run ${clean(model.runId ?? '')})`;
+    case 'phase-started':
+      return `phase ${name('name') || name('phase')} started`;
+    case 'phase-completed':
+      return `phase ${name('name') || name('phase')} completed`;
+    case 'agent-started': {
+      const a = agent();
+      return `agent ${a.label} started${a.span?.phase ? ` (phase ${clean(a.span.phase)})` : ''}`;
+    }
+    case 'agent-completed': {
+      const a = agent();
+      const span = a.span;
+      if (!span) return `agent ${a.label} ended`;
+      const took = duration((span.endedAt ?? event.time) - span.startedAt);
+      const tokens = span.tokens.total > 0 ? `, ${grouped(span.tokens.total)} tokens` : '';
+      const error = span.error ? `: ${clean(span.error.code)} ${clean(span.error.message)}` : '';
+      return `agent ${a.label} ${span.outcome} in ${took}${tokens}${error}`;
+    }
+    case 'cache-hit':
+      return `agent ${agent().label} replayed from the journal`;
+    case 'workflow-log':
+      return `log: ${clean(name('message'))}`;
+    case 'workflow-paused':
+      return 'workflow paused';
+    case 'workflow-resumed':
+      return 'workflow resumed';
+    case 'workflow-completed':
+    case 'workflow-failed':
+    case 'workflow-stopped': {
+      const error = errorOf(data.error);
+      return `workflow ${model.status}${error ? `: ${clean(error.code)} ${clean(error.message)}` : ''}`;
+    }
+    default:
+      return undefined;
+  }
+}

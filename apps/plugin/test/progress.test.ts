@@ -1,0 +1,176 @@
+import { describe, expect, it } from 'vitest';
+import { renderProgressFrame } from '../src/progress/frame.js';
+import { createProgressView } from '../src/progress/view.js';
+import { foldRunEvents } from '../src/report/run-model.js';
+import { syntheticEvents } from './fixtures/run-events.js';
+
+const T0 = 1_760_000_000_000;
+
+function midRun(n: number) {
+  // Half the agents finished, a quarter running, one failed; the second phase still open.
+  return syntheticEvents({
+    t0: T0,
+    workflow: 'fan-out-and-synthesize',
+    phases: [
+      { name: 'angles', start: 0, end: 900 },
+      { name: 'verify', start: 1000 },
+    ],
+    agents: [
+      ...Array.from({ length: n }, (_, i) => ({
+        name: `angle-${i}`,
+        phase: 'angles',
+        start: i,
+        end: 500 + i,
+        tokens: 100,
+      })),
+      ...Array.from({ length: n }, (_, i) => ({
+        name: `check-${i}`,
+        phase: 'verify',
+        start: 1000 + i,
+        ...(i % 2 === 0 ? { end: 1500 + i, tokens: 50 } : {}),
+        ...(i === 2 ? { status: 'failed' as const } : {}),
+      })),
+    ],
+  });
+}
+
+class Screen {
+  readonly chunks: string[] = [];
+  constructor(
+    readonly isTTY: boolean,
+    readonly columns = 100,
+    readonly rows = 30,
+  ) {}
+  write(chunk: string) {
+    this.chunks.push(chunk);
+    return true;
+  }
+  get text() {
+    return this.chunks.join('');
+  }
+}
+
+describe('renderProgressFrame', () => {
+  it('draws a tree of phases and agents with counts, tokens and elapsed', () => {
+    const model = foldRunEvents(midRun(3));
+    const lines = renderProgressFrame(model, {
+      now: T0 + 2000,
+      width: 120,
+      maxLines: 40,
+      unicode: true,
+    });
+    expect(lines[0]).toBe(`fan-out-and-synthesize · running · 2s · run-synthetic`);
+    expect(lines[1]).toBe('├─ angles done · 900ms · 3 agents: 3 done');
+    expect(lines[2]).toMatch(/^│ {2}├─ ✔ angle-0 +500ms · 100 tok$/);
+    expect(lines).toContain('└─ verify · 1s · 3 agents: 1 running, 1 done, 1 failed');
+    expect(lines.some((l) => /[├└]─ ● check-1 +running 999ms$/.test(l))).toBe(true);
+    expect(
+      lines.some((l) => /✖ check-2 +failed 500ms · 50 tok · WF_TEST_FAILED boom/.test(l)),
+    ).toBe(true);
+    expect(lines.at(-1)).toBe(
+      'agents 6: 1 running, 4 done, 1 failed · tokens 400 (in 301, out 99) · peak 3',
+    );
+  });
+
+  it('always fits the terminal: 100 agents on 20 rows and 60 columns', () => {
+    const model = foldRunEvents(midRun(50));
+    for (const [rows, cols] of [
+      [20, 60],
+      [8, 40],
+      [3, 20],
+    ] as const) {
+      const lines = renderProgressFrame(model, {
+        now: T0 + 2000,
+        width: cols,
+        maxLines: rows,
+        unicode: true,
+      });
+      expect(lines.length).toBeLessThanOrEqual(Math.max(rows, 3));
+      for (const line of lines) expect([...line].length).toBeLessThan(Math.max(cols, 21));
+    }
+    const lines = renderProgressFrame(model, {
+      now: T0 + 2000,
+      width: 100,
+      maxLines: 20,
+      unicode: true,
+    });
+    // The finished phase collapses to one line; the open one shows its running agents.
+    expect(lines[1]).toBe('├─ angles done · 900ms · 50 agents: 50 done');
+    expect(lines.join('\n')).toMatch(/… \d+ more/);
+  });
+
+  it('neutralises control characters in untrusted names', () => {
+    const events = syntheticEvents({
+      workflow: 'x\u001b[2J\u001b[Hy',
+      agents: [{ name: 'evil\u001b]0;pwned\u0007\r\nname', start: 0 }],
+    });
+    const lines = renderProgressFrame(foldRunEvents(events), {
+      now: T0 + 10,
+      width: 80,
+      maxLines: 10,
+    });
+    const text = lines.join('\n');
+    expect(text).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f]/);
+    expect(text).toContain('evil ]0;pwned name');
+  });
+
+  it('uses plain ASCII when the terminal is not UTF-8', () => {
+    const lines = renderProgressFrame(foldRunEvents(midRun(2)), {
+      now: T0 + 2000,
+      width: 80,
+      maxLines: 20,
+    });
+    expect(lines.join('\n')).toMatch(/^[\x20-\x7e\n]*$/);
+    expect(lines[1]).toMatch(/^\|- angles done \| 900ms/);
+  });
+});
+
+describe('createProgressView', () => {
+  it('prints one plain line per meaningful event when not a TTY', () => {
+    const screen = new Screen(false);
+    const view = createProgressView({ out: screen, now: () => T0 });
+    for (const e of syntheticEvents({
+      t0: T0,
+      agents: [{ name: 'a', start: 0, end: 1500, tokens: 12 }],
+      end: 1600,
+    }))
+      view.event(e);
+    view.finish();
+    expect(screen.text.split('\n')).toEqual([
+      '[    0ms] workflow demo started (run run-synthetic)',
+      '[    0ms] agent task-1 a started',
+      '[   1.5s] agent task-1 a completed in 1.5s, 12 tokens',
+      '[   1.6s] workflow completed',
+      '',
+    ]);
+    expect(screen.text).not.toContain('\u001b');
+  });
+
+  it('redraws in place on a TTY and leaves the final frame with the cursor restored', async () => {
+    const screen = new Screen(true, 80, 24);
+    let now = T0;
+    const view = createProgressView({ out: screen, unicode: true, now: () => now, intervalMs: 1 });
+    const events = syntheticEvents({
+      t0: T0,
+      agents: [
+        { name: 'a', start: 0, end: 50 },
+        { name: 'b', start: 5, end: 60 },
+      ],
+      end: 70,
+    });
+    for (const e of events) {
+      now = e.time;
+      view.event(e);
+      await new Promise((r) => setTimeout(r, 3));
+    }
+    view.finish();
+    const text = screen.text;
+    expect(text.startsWith('\u001b[?25l')).toBe(true);
+    expect(text.endsWith('\n\u001b[?25h')).toBe(true);
+    // Each redraw moves back to the top of the previous frame and clears below it.
+    expect(text).toMatch(/\r\u001b\[\d+A\u001b\[J/);
+    const last = text.slice(text.lastIndexOf('\u001b[J') + 3);
+    expect(last).toContain('demo · completed · 70ms');
+    expect(last).toContain('agents 2: 0 running, 2 done, 0 failed');
+  });
+});
