@@ -1,1 +1,21 @@
-export {};
+// @wf/source-contract: the static contract for untrusted workflow source (defence in depth;
+// the sandbox is the boundary). Read this file and README.md to audit the package.
+export { checkWorkflowSource } from './check.js';
+export {
+  isSourceContractError,
+  SOURCE_CONTRACT_CODES,
+  SOURCE_CONTRACT_ERROR_CODES,
+  SourceContractError,
+  type SourceContractCode,
+  type SourceContractErrorCode,
+} from './errors.js';
+export { FORBIDDEN_GLOBALS, FORBIDDEN_MEMBERS, KNOWN_GLOBALS } from './internal/policy.js';
+export { WF_METHODS, type WfMethodKind, type WfMethodName } from './internal/wf-methods.js';
+export {
+  type CheckOptions,
+  type CheckProfile,
+  type CheckResult,
+  DEFAULT_MAX_BYTES,
+  DEFAULT_MAX_DEPTH,
+  type Diagnostic,
+} from './types.js';
