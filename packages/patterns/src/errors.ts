@@ -1,0 +1,35 @@
+// The patterns package's error codes and its one error class. Expected outcomes (a diff that is not
+// a diff, options out of range) are returned as data; the class is thrown only for I/O conflicts.
+
+export const PATTERNS_ERROR_CODES = {
+  /** `buildReviewPackets` got text that contains no unified-diff file section. */
+  WF_PATTERNS_DIFF_UNRECOGNISED: 'WF_PATTERNS_DIFF_UNRECOGNISED',
+  /** A file section of the diff is malformed beyond recovery (e.g. a hunk header that does not parse). */
+  WF_PATTERNS_DIFF_MALFORMED: 'WF_PATTERNS_DIFF_MALFORMED',
+  /** `buildReviewPackets` / `writeReviewPackets` options are out of range or of the wrong type. */
+  WF_PATTERNS_OPTIONS_INVALID: 'WF_PATTERNS_OPTIONS_INVALID',
+  /** `writeReviewPackets` found a different file where a content-addressed packet belongs. */
+  WF_PATTERNS_PACKET_CONFLICT: 'WF_PATTERNS_PACKET_CONFLICT',
+} as const;
+
+export type PatternsErrorCode = (typeof PATTERNS_ERROR_CODES)[keyof typeof PATTERNS_ERROR_CODES];
+
+const BRAND = Symbol.for('@wf/patterns.error');
+
+export class PatternsError extends Error {
+  readonly code: PatternsErrorCode;
+  override readonly cause: unknown;
+
+  constructor(code: PatternsErrorCode, message: string, options: { cause?: unknown } = {}) {
+    super(message);
+    this.name = 'PatternsError';
+    this.code = code;
+    this.cause = options.cause;
+    // Identity survives realm crossings where `instanceof` does not.
+    Object.defineProperty(this, BRAND, { value: true });
+  }
+
+  static is(value: unknown): value is PatternsError {
+    return typeof value === 'object' && value !== null && BRAND in value;
+  }
+}
