@@ -15,3 +15,21 @@ export type {
 export { DEFAULT_CATALOG_LIMITS, defaultCatalogRoots, openCatalog } from './catalog.js';
 export type { CatalogFsErrorCode, OperationError, Result } from './errors.js';
 export { CatalogFsCode, CatalogFsError, isCatalogFsError } from './errors.js';
+export type {
+  JournalEntryRecord,
+  RunCostRecord,
+  RunEventRecord,
+  RunFinishRecordShape,
+  RunStartRecordShape,
+  RunStatus,
+  TerminalRunStatus,
+} from './internal/run-types.js';
+export type {
+  FsyncPolicy,
+  RunOwner,
+  RunSnapshot,
+  RunStore,
+  RunStoreOptions,
+  RunSummary,
+} from './run-store.js';
+export { openRunStore } from './run-store.js';
