@@ -44,3 +44,35 @@ export type {
   WorkflowManifest,
 } from './manifest.js';
 export { manifestSchema, parseManifest } from './manifest.js';
+export type {
+  ArtifactRef,
+  EvidenceRef,
+  JsonSchemaObject,
+  LogEvent,
+  ParallelOptions,
+  PipelineStage,
+  SynthesizeInput,
+  TaskFailure,
+  TaskHandle,
+  TaskInput,
+  TaskResult,
+  TaskSnapshot,
+  TaskStatus,
+  TaskUsage,
+  TaskVerification,
+  WaitOptions,
+  WorkflowApi,
+  WorkflowBudget,
+  WorkflowErrorInfo,
+  WorkflowRun,
+} from './api.js';
+export type { CallContext, HostCallName, ValidateCallResult } from './calls.js';
+export {
+  CALL_LIMITS,
+  CALL_SCHEMAS,
+  EVIDENCE_PREFIXES,
+  taskInputSchema,
+  validateCall,
+} from './calls.js';
+export type { WfMethod, WfMethodKind, WfMethodName } from './methods.js';
+export { WF_HOST_CALLS, WF_METHODS } from './methods.js';
