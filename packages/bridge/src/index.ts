@@ -76,3 +76,17 @@ export {
 } from './calls.js';
 export type { WfMethod, WfMethodKind, WfMethodName } from './methods.js';
 export { WF_HOST_CALLS, WF_METHODS } from './methods.js';
+export type {
+  CallValidation,
+  HostCall,
+  HostCallContext,
+  HostCapability,
+  HostDispatchOptions,
+  HostEnvelope,
+  HostHandler,
+  HostHandlers,
+  HostRunState,
+} from './dispatch/dispatch.js';
+export { createHostDispatch, HOST_CALLS } from './dispatch/dispatch.js';
+export type { GuestPreludeInit } from './prelude/prelude.js';
+export { createGuestPrelude } from './prelude/prelude.js';

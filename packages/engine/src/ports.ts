@@ -54,6 +54,8 @@ export interface AgentRequest {
   readonly verification?: VerificationRequest;
   readonly outputSchema?: JsonSchema;
   readonly terseResult?: boolean;
+  /** The child must get no tools at all (the structured-output repair child). */
+  readonly toolFree?: boolean;
 }
 
 export interface AgentUsage {
@@ -181,7 +183,14 @@ export interface JournalEntry {
   readonly input: unknown;
   readonly outcome:
     | { readonly ok: true; readonly value: unknown }
-    | { readonly ok: false; readonly error: { readonly code: string; readonly message: string } };
+    | {
+        readonly ok: false;
+        readonly error: {
+          readonly code: string;
+          readonly message: string;
+          readonly data?: unknown;
+        };
+      };
   /** Logical epoch ms the guest clock was set to when this result was delivered. */
   readonly settledAt: number;
 }

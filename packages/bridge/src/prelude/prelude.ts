@@ -1,0 +1,196 @@
+// The trusted guest prelude: the source of a function expression the sandbox evaluates before
+// the workflow and calls as prelude(caps, meta). It builds the `wf` object inside the guest:
+// parallel/pipeline lanes (an ordinary failure becomes null, a run-control error propagates),
+// phase (tasks inherit it), a budget mirror fed by every settled call so `wf.budget.spent()` /
+// `remaining()` are synchronous, fire-and-forget `log`, `runAgent` -> null with `lastFailure()`.
+
+/** Per-run constants baked into the prelude (the sandbox only passes `{ seed }` as meta). */
+export interface GuestPreludeInit {
+  readonly runId?: string;
+  /** The run's validated args (JSON); the guest sees a deep-frozen copy as `wf.args`. */
+  readonly args?: unknown;
+  /** The manifest's tokenBudget, or null when the run has none. */
+  readonly budgetTotal?: number | null;
+}
+
+// Kept as text (not a stringified function) so no build tool can inject helpers into it.
+const PRELUDE_BODY = `
+  'use strict';
+  const INIT = JSON.parse(__INIT__);
+  const freeze = Object.freeze;
+  const isArray = Array.isArray;
+  const TypeErrorCtor = TypeError;
+  const PromiseCtor = Promise;
+  const promiseAll = Promise.all.bind(Promise);
+  const assign = Object.assign;
+  const total = typeof INIT.budgetTotal === 'number' ? INIT.budgetTotal : null;
+  let spent = 0;
+  let reserved = 0;
+  let lastFailure = null;
+  const phases = [];
+
+  const isControl = (e) =>
+    e !== null && typeof e === 'object' && e.data !== null && typeof e.data === 'object' &&
+    e.data.runControl === true;
+  const failureOf = (e, name) => {
+    const code = e !== null && typeof e === 'object' && typeof e.code === 'string' ? e.code : 'WF_WORKFLOW_ERROR';
+    const message = e !== null && typeof e === 'object' && typeof e.message === 'string' ? e.message : String(e);
+    return freeze({ taskId: null, name: typeof name === 'string' ? name : '', status: 'failed', error: freeze({ code, message }) });
+  };
+  const call = (method, input) =>
+    caps[method](input).then((env) => {
+      if (env !== null && typeof env === 'object' && env.state !== null && typeof env.state === 'object') {
+        if (typeof env.state.spent === 'number') spent = env.state.spent;
+        if (typeof env.state.reserved === 'number') reserved = env.state.reserved;
+      }
+      return env !== null && typeof env === 'object' ? env.value : null;
+    });
+  const withPhase = (input) => {
+    const current = phases.length > 0 ? phases[phases.length - 1] : undefined;
+    if (current !== undefined && input !== null && typeof input === 'object' && !isArray(input) &&
+        input.phase === undefined) {
+      return assign({}, input, { phase: current });
+    }
+    return input;
+  };
+  const checkConcurrency = (name, options, fallback) => {
+    if (options === undefined || options === null) return fallback;
+    if (typeof options !== 'object') throw new TypeErrorCtor(name + ': options must be an object');
+    const c = options.concurrency;
+    if (c === undefined) return fallback;
+    if (typeof c !== 'number' || !(c >= 1) || c !== Math.floor(c)) {
+      throw new TypeErrorCtor(name + ': options.concurrency must be a positive integer (got ' + String(c) + ')');
+    }
+    return c;
+  };
+  const lanes = (count, width, work) => {
+    const out = [];
+    for (let i = 0; i < count; i += 1) out.push(null);
+    let cursor = 0;
+    let control;
+    let failed = false;
+    const lane = async () => {
+      while (cursor < count && !failed) {
+        const i = cursor;
+        cursor += 1;
+        try {
+          out[i] = await work(i);
+        } catch (e) {
+          if (isControl(e)) {
+            if (!failed) { failed = true; control = e; }
+            return;
+          }
+          lastFailure = failureOf(e);
+          out[i] = null;
+        }
+      }
+    };
+    const n = Math.max(1, Math.min(count, width));
+    const all = [];
+    for (let i = 0; i < n; i += 1) all.push(lane());
+    return promiseAll(all).then(() => {
+      if (failed) throw control;
+      return out;
+    });
+  };
+
+  const wf = {
+    runId: typeof INIT.runId === 'string' ? INIT.runId : '',
+    args: INIT.args === undefined ? null : INIT.args,
+    budget: {
+      total,
+      spent: () => spent,
+      remaining: () => (total === null ? null : Math.max(0, total - spent - reserved)),
+    },
+    async phase(name, fn) {
+      if (typeof fn !== 'function') throw new TypeErrorCtor('wf.phase: the second argument must be a function');
+      await call('phase', { name, state: 'started' });
+      phases.push(name);
+      try {
+        return await fn();
+      } finally {
+        phases.pop();
+        await call('phase', { name, state: 'completed' });
+      }
+    },
+    spawnAgent: (input) => call('spawnAgent', withPhase(input)),
+    async runAgent(input) {
+      let result;
+      try {
+        result = await call('runAgent', withPhase(input));
+      } catch (e) {
+        if (isControl(e)) throw e;
+        lastFailure = failureOf(e, input !== null && typeof input === 'object' ? input.name : undefined);
+        return null;
+      }
+      if (result !== null && typeof result === 'object' &&
+          (result.status === 'failed' || result.status === 'stopped')) {
+        const error = result.error !== null && typeof result.error === 'object' ? result.error : {};
+        lastFailure = freeze({
+          taskId: result.taskId,
+          name: result.name,
+          status: result.status,
+          error: freeze({
+            code: typeof error.code === 'string' ? error.code : 'WF_TASK_' + String(result.status).toUpperCase(),
+            message: typeof error.message === 'string' ? error.message : 'task ' + result.taskId + ' ' + result.status,
+          }),
+        });
+        return null;
+      }
+      return result;
+    },
+    wait: (taskId, options) => call('wait', assign({ taskId }, options)),
+    snapshot: (taskId) => call('snapshot', { taskId }),
+    output: (taskId) => call('output', { taskId }),
+    send: (taskId, text) => call('send', { taskId, text }).then(() => undefined),
+    stop: (taskId, reason) => call('stop', reason === undefined ? { taskId } : { taskId, reason }).then(() => undefined),
+    parallel(thunks, options) {
+      if (!isArray(thunks)) return PromiseCtor.reject(new TypeErrorCtor('wf.parallel: the first argument must be an array of functions'));
+      for (let i = 0; i < thunks.length; i += 1) {
+        if (typeof thunks[i] !== 'function') {
+          return PromiseCtor.reject(new TypeErrorCtor('wf.parallel: item ' + i + ' is not a function'));
+        }
+      }
+      let width;
+      try { width = checkConcurrency('wf.parallel', options, thunks.length); } catch (e) { return PromiseCtor.reject(e); }
+      const list = thunks.slice();
+      return lanes(list.length, width, (i) => list[i]());
+    },
+    pipeline(items, ...stages) {
+      if (!isArray(items)) return PromiseCtor.reject(new TypeErrorCtor('wf.pipeline: the first argument must be an array'));
+      for (let s = 0; s < stages.length; s += 1) {
+        if (typeof stages[s] !== 'function') {
+          return PromiseCtor.reject(new TypeErrorCtor('wf.pipeline: stage ' + s + ' is not a function'));
+        }
+      }
+      const list = items.slice();
+      return lanes(list.length, list.length, async (i) => {
+        let value = list[i];
+        for (let s = 0; s < stages.length; s += 1) value = await stages[s](value, list[i], i);
+        return value;
+      });
+    },
+    synthesize: (input) => call('synthesize', input),
+    workflow: (name, args) => call('workflow', args === undefined ? { name } : { name, args }),
+    artifact: (name, value) => call('artifact', { name, value }),
+    log(message) {
+      const input = typeof message === 'string' ? { message } : message;
+      // Fire and forget for the workflow, but the sandbox tracks the call to quiescence.
+      call('log', input).then(undefined, (e) => { lastFailure = failureOf(e); });
+    },
+    readFile: (path) => call('readFile', { path }),
+    lastFailure: () => lastFailure,
+  };
+  return wf;
+`;
+
+/** The prelude source for one run: a function expression `(caps, meta) => wf`. */
+export function createGuestPrelude(init: GuestPreludeInit = {}): string {
+  const data = JSON.stringify({
+    runId: init.runId ?? '',
+    args: init.args === undefined ? null : init.args,
+    budgetTotal: init.budgetTotal ?? null,
+  });
+  // Double-encoded: the guest parses a string literal, so no data is ever evaluated as code.
+  return `(function wfPrelude(caps, meta) {${PRELUDE_BODY.replace('__INIT__', () => JSON.stringify(data))}})`;
+}

@@ -1,0 +1,56 @@
+// A run's event stream: monotonic seq, forwarded to the recorder, readable by any number of
+// async iterators (each starts at the first event and ends when the run closes the log).
+import type { RunEvent, RunEventType, RunRecorder } from '../ports.js';
+
+export interface EventLog {
+  emit(type: RunEventType, data: { readonly [key: string]: unknown }): RunEvent;
+  close(): void;
+  all(): readonly RunEvent[];
+  readonly iterable: AsyncIterable<RunEvent>;
+}
+
+export function createEventLog(runId: string, recorder: RunRecorder): EventLog {
+  const events: RunEvent[] = [];
+  let closed = false;
+  let wake: (() => void)[] = [];
+  const notify = () => {
+    const ws = wake;
+    wake = [];
+    for (const w of ws) w();
+  };
+  return {
+    emit(type, data) {
+      if (closed) throw new Error(`event ${type} emitted after the run closed its event log`);
+      const event: RunEvent = { seq: events.length + 1, runId, type, time: Date.now(), data };
+      events.push(event);
+      try {
+        recorder.event(event);
+      } catch {
+        // A failing recorder must not break the run; the in-memory copy stays complete.
+      }
+      notify();
+      return event;
+    },
+    close() {
+      closed = true;
+      notify();
+    },
+    all: () => events,
+    iterable: {
+      [Symbol.asyncIterator](): AsyncIterator<RunEvent> {
+        let i = 0;
+        return {
+          async next(): Promise<IteratorResult<RunEvent>> {
+            while (i >= events.length && !closed) await new Promise<void>((r) => wake.push(r));
+            if (i < events.length) return { value: events[i++] as RunEvent, done: false };
+            return { value: undefined, done: true };
+          },
+          async return(): Promise<IteratorResult<RunEvent>> {
+            i = Number.POSITIVE_INFINITY;
+            return { value: undefined, done: true };
+          },
+        };
+      },
+    },
+  };
+}

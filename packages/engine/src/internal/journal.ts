@@ -1,0 +1,226 @@
+// The journal: every host call of a run is recorded with its issue order (seq), its delivery
+// order (settleSeq), input, outcome and the logical time it was delivered at. On resume the same
+// wrapper answers journaled calls from the journal, releasing them strictly in their recorded
+// delivery order, and holds live answers until the journal is drained (invariant 5: same
+// deliveries in the same order give the same guest behaviour).
+import { EngineError } from '../errors.js';
+import type { JournalEntry } from '../ports.js';
+import type { HostCallContext } from '../types.js';
+import { jsonText } from './json.js';
+
+export type Capability = (input: unknown, ctx: HostCallContext) => Promise<unknown>;
+
+export interface JournalOptions {
+  readonly record: (entry: JournalEntry) => void;
+  /** Journaled entries of the run being resumed (empty for a fresh run). */
+  readonly replay?: readonly JournalEntry[];
+  /** Host state rebuilt from each replayed entry when it is delivered. */
+  readonly onReplay?: (entry: JournalEntry) => void;
+  /** Called once when every journaled entry has been delivered. */
+  readonly onDrained?: () => void;
+  /** Replay cannot continue (divergence or stall); the run fails with this error. */
+  readonly onDiverged: (error: EngineError) => void;
+  readonly stallMs: number;
+}
+
+interface Waiting {
+  readonly entry: JournalEntry;
+  readonly ctx: HostCallContext;
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+}
+
+export class Journal {
+  private seq = 0;
+  private settleSeq = 0;
+  private readonly bySeq = new Map<number, JournalEntry>();
+  private readonly order: JournalEntry[];
+  private next = 0;
+  private readonly waiting = new Map<number, Waiting>();
+  private held: (() => void)[] = [];
+  private drained: boolean;
+  private stallTimer: ReturnType<typeof setTimeout> | undefined;
+  private diverged = false;
+  private readonly options: JournalOptions;
+
+  constructor(options: JournalOptions) {
+    this.options = options;
+    const replay = options.replay ?? [];
+    for (const e of replay) this.bySeq.set(e.seq, e);
+    this.order = [...replay].sort((a, b) => a.settleSeq - b.settleSeq);
+    this.drained = this.order.length === 0;
+  }
+
+  get replaying(): boolean {
+    return !this.drained;
+  }
+
+  /** Entries not yet delivered (for a divergence message when the run ends early). */
+  remaining(): number {
+    return this.order.length - this.next;
+  }
+
+  wrap(method: string, live: Capability): Capability {
+    return (input, ctx) => {
+      this.seq += 1;
+      const seq = this.seq;
+      const entry = this.bySeq.get(seq);
+      if (entry && !this.diverged) {
+        if (entry.method !== method || jsonText(entry.input) !== jsonText(input)) {
+          const error = new EngineError(
+            'WF_ENGINE_REPLAY_DIVERGED',
+            `resume diverged at call #${seq}: the journal has wf.${entry.method}(${preview(entry.input)}) but the workflow called wf.${method}(${preview(input)}); the source or args changed since the run was recorded`,
+          );
+          this.diverge(error);
+          return Promise.reject(error);
+        }
+        return new Promise((resolve, reject) => {
+          this.waiting.set(seq, { entry, ctx, resolve, reject });
+          this.pump();
+        });
+      }
+      return live(input, ctx).then(
+        (value) => this.settleLive(seq, method, input, ctx, { ok: true, value }),
+        (error) => this.settleLive(seq, method, input, ctx, { ok: false, error }),
+      );
+    };
+  }
+
+  private settleLive(
+    seq: number,
+    method: string,
+    input: unknown,
+    ctx: HostCallContext,
+    outcome: { ok: true; value: unknown } | { ok: false; error: unknown },
+  ): Promise<unknown> {
+    const deliver = (): unknown => {
+      this.settleSeq += 1;
+      const settledAt = Date.now();
+      ctx.setNow(settledAt);
+      const recorded: JournalEntry['outcome'] = outcome.ok
+        ? { ok: true, value: outcome.value }
+        : { ok: false, error: errorRecord(outcome.error) };
+      this.options.record({
+        seq,
+        settleSeq: this.settleSeq,
+        method,
+        input,
+        outcome: recorded,
+        settledAt,
+      });
+      if (outcome.ok) return outcome.value;
+      throw outcome.error;
+    };
+    if (this.drained) {
+      try {
+        return Promise.resolve(deliver());
+      } catch (e) {
+        return Promise.reject(e);
+      }
+    }
+    // A live answer during replay waits until every journaled answer has been delivered: in the
+    // recorded run, each of those settled before this call did.
+    return new Promise((resolve, reject) => {
+      this.held.push(() => {
+        try {
+          resolve(deliver());
+        } catch (e) {
+          reject(e);
+        }
+      });
+    });
+  }
+
+  private pump(): void {
+    if (this.stallTimer) clearTimeout(this.stallTimer);
+    this.stallTimer = undefined;
+    while (this.next < this.order.length) {
+      const entry = this.order[this.next] as JournalEntry;
+      const w = this.waiting.get(entry.seq);
+      if (!w) break;
+      this.waiting.delete(entry.seq);
+      this.next += 1;
+      this.settleSeq = entry.settleSeq;
+      w.ctx.setNow(entry.settledAt);
+      this.options.record(entry);
+      try {
+        this.options.onReplay?.(entry);
+      } catch {
+        // Rebuilding state is best effort; the guest still gets the recorded answer.
+      }
+      if (entry.outcome.ok) w.resolve(entry.outcome.value);
+      else w.reject(rebuildError(entry.outcome.error));
+    }
+    if (this.next >= this.order.length) {
+      if (!this.drained) {
+        this.drained = true;
+        this.options.onDrained?.();
+        const held = this.held;
+        this.held = [];
+        for (const release of held) release();
+      }
+      return;
+    }
+    const awaited = this.order[this.next] as JournalEntry;
+    this.stallTimer = setTimeout(() => {
+      this.diverge(
+        new EngineError(
+          'WF_ENGINE_REPLAY_DIVERGED',
+          `resume stalled: the journal's call #${awaited.seq} (wf.${awaited.method}) was never issued by the workflow within ${this.options.stallMs} ms; the source or args changed since the run was recorded`,
+        ),
+      );
+    }, this.options.stallMs);
+    this.stallTimer.unref?.();
+  }
+
+  /** Replay is over for good: fail the run, release everything that waits. */
+  private diverge(error: EngineError): void {
+    if (this.diverged) return;
+    this.diverged = true;
+    if (this.stallTimer) clearTimeout(this.stallTimer);
+    this.options.onDiverged(error);
+    for (const w of this.waiting.values()) w.reject(error);
+    this.waiting.clear();
+    this.drained = true;
+    const held = this.held;
+    this.held = [];
+    for (const release of held) release();
+  }
+
+  close(): void {
+    if (this.stallTimer) clearTimeout(this.stallTimer);
+    this.stallTimer = undefined;
+  }
+}
+
+function preview(value: unknown): string {
+  const text = jsonText(value);
+  return text.length > 120 ? `${text.slice(0, 117)}...` : text;
+}
+
+function errorRecord(e: unknown): { code: string; message: string; data?: unknown } {
+  const x = (typeof e === 'object' && e !== null ? e : {}) as {
+    code?: unknown;
+    message?: unknown;
+    data?: unknown;
+  };
+  const code = typeof x.code === 'string' ? x.code : 'WF_ENGINE_HOST_ERROR';
+  const message = typeof x.message === 'string' ? x.message : String(e);
+  let data: unknown;
+  if (x.data !== undefined) {
+    try {
+      data = JSON.parse(JSON.stringify(x.data));
+    } catch {
+      data = undefined;
+    }
+  }
+  return data === undefined ? { code, message } : { code, message, data };
+}
+
+function rebuildError(error: { code: string; message: string; data?: unknown }): Error {
+  const e = new Error(error.message) as Error & { code: string; data?: unknown };
+  e.code = error.code;
+  // `data.runControl` survives, so a replayed run-control error fails the resumed run too.
+  if (error.data !== undefined) e.data = error.data;
+  return e;
+}

@@ -1,0 +1,84 @@
+// Structured output: compile a task's JSON Schema with ajv (before launch, so a bad schema is
+// refused before anything runs), pull a value out of a child's answer, validate it.
+import { Ajv, type ValidateFunction } from 'ajv';
+
+export interface SchemaCheck {
+  /** `{ ok: false }` when the schema itself is unusable. */
+  compile(
+    schema: unknown,
+  ): { ok: true; validate: ValidateFunction } | { ok: false; message: string };
+}
+
+export function createSchemaCheck(): SchemaCheck {
+  // addUsedSchema: false so a guest `$id` never registers globally across runs; no loadSchema,
+  // so a remote `$ref` cannot fetch anything (it fails compilation instead).
+  const ajv = new Ajv({ strict: false, allErrors: false, addUsedSchema: false });
+  const cache = new Map<string, ValidateFunction>();
+  return {
+    compile(schema) {
+      const key = JSON.stringify(schema);
+      const hit = cache.get(key);
+      if (hit) return { ok: true, validate: hit };
+      try {
+        const validate = ajv.compile(schema as object);
+        if (cache.size > 256) cache.clear();
+        cache.set(key, validate);
+        return { ok: true, validate };
+      } catch (e) {
+        return { ok: false, message: (e as Error).message.slice(0, 300) };
+      }
+    },
+  };
+}
+
+export function describeErrors(validate: ValidateFunction): string {
+  const errs = validate.errors ?? [];
+  return errs
+    .slice(0, 5)
+    .map((e) => `${e.instancePath || '/'} ${e.message ?? 'is invalid'}`)
+    .join('; ');
+}
+
+/** The last fenced ```json block, else the first balanced JSON object/array in the text. */
+export function extractJson(text: string): { found: true; value: unknown } | { found: false } {
+  const fences = [...text.matchAll(/```(?:json)?\s*\n([\s\S]*?)```/g)];
+  for (let i = fences.length - 1; i >= 0; i -= 1) {
+    try {
+      return { found: true, value: JSON.parse(fences[i]?.[1] ?? '') };
+    } catch {
+      // try the next candidate
+    }
+  }
+  for (let start = 0; start < text.length && start < 100_000; start += 1) {
+    const c = text[start];
+    if (c !== '{' && c !== '[') continue;
+    const end = balancedEnd(text, start);
+    if (end < 0) continue;
+    try {
+      return { found: true, value: JSON.parse(text.slice(start, end + 1)) };
+    } catch {
+      // keep scanning
+    }
+  }
+  return { found: false };
+}
+
+function balancedEnd(text: string, start: number): number {
+  let depth = 0;
+  let inString = false;
+  for (let i = start; i < text.length; i += 1) {
+    const c = text[i];
+    if (inString) {
+      if (c === '\\') i += 1;
+      else if (c === '"') inString = false;
+      continue;
+    }
+    if (c === '"') inString = true;
+    else if (c === '{' || c === '[') depth += 1;
+    else if (c === '}' || c === ']') {
+      depth -= 1;
+      if (depth === 0) return i;
+    }
+  }
+  return -1;
+}

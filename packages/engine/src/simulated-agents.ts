@@ -1,0 +1,236 @@
+// The embedded default provider: children that answer deterministically (same seed, same task,
+// same answer), optionally scripted by `respond`. Tests assert limits with `stats()`.
+import type {
+  AgentHandle,
+  AgentProvider,
+  AgentRequest,
+  AgentResult,
+  AgentUsage,
+  JsonSchema,
+  ProviderCapabilities,
+} from './ports.js';
+
+/** What `respond` may return to script one child. */
+export interface SimulatedResponse {
+  readonly text?: string;
+  readonly structured?: unknown;
+  readonly usage?: AgentUsage;
+  readonly delayMs?: number;
+  /** `true` or a message: the child ends `failed`. */
+  readonly fail?: boolean | string;
+}
+
+export interface SimulatedAgentsOptions {
+  readonly respond?: (
+    request: AgentRequest,
+  ) => SimulatedResponse | undefined | Promise<SimulatedResponse | undefined>;
+  /** Default child duration; 0 (the default) answers on the next microtask turn. */
+  readonly delayMs?: number;
+  /** Varies the generated text; default 1. */
+  readonly seed?: number;
+  /** Override the advertised capabilities (all true by default). */
+  readonly capabilities?: Partial<ProviderCapabilities>;
+  readonly name?: string;
+}
+
+export interface SimulatedAgentStats {
+  readonly started: number;
+  readonly completed: number;
+  readonly peakActive: number;
+  /** Children disposed (the engine disposes each exactly once, invariant 7). */
+  readonly disposed: number;
+  /** Disposals of a child that was already disposed: always 0 unless the engine has a bug. */
+  readonly doubleDisposed: number;
+}
+
+export interface SimulatedAgents extends AgentProvider {
+  stats(): SimulatedAgentStats;
+  /** Every request started so far, in launch order. */
+  requests(): readonly AgentRequest[];
+  /** Messages sent to children with `wf.send`, by child id. */
+  messages(): ReadonlyMap<string, readonly string[]>;
+}
+
+/** FNV-1a, 32-bit: a small deterministic hash for generated text. */
+export function hashText(text: string, seed = 1): number {
+  let h = (0x811c9dc5 ^ seed) >>> 0;
+  for (let i = 0; i < text.length; i += 1) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h >>> 0;
+}
+
+/** A deterministic value that satisfies a (simple) JSON Schema. */
+export function sampleFromSchema(schema: unknown, key: string, depth = 0): unknown {
+  if (typeof schema !== 'object' || schema === null || depth > 16) return null;
+  const s = schema as JsonSchema;
+  if ('const' in s) return s.const;
+  if (Array.isArray(s.enum) && s.enum.length > 0) return s.enum[0];
+  for (const k of ['oneOf', 'anyOf'] as const) {
+    const alts = s[k];
+    if (Array.isArray(alts) && alts.length > 0) return sampleFromSchema(alts[0], key, depth + 1);
+  }
+  const type = Array.isArray(s.type) ? s.type[0] : s.type;
+  switch (type) {
+    case 'object': {
+      const out: Record<string, unknown> = {};
+      const props = (s.properties ?? {}) as Record<string, unknown>;
+      for (const [k, v] of Object.entries(props))
+        out[k] = sampleFromSchema(v, `${key}.${k}`, depth + 1);
+      return out;
+    }
+    case 'array': {
+      const min = typeof s.minItems === 'number' ? Math.max(1, s.minItems) : 1;
+      return Array.from({ length: Math.min(min, 8) }, (_, i) =>
+        sampleFromSchema(s.items, `${key}[${i}]`, depth + 1),
+      );
+    }
+    case 'string': {
+      const text = `${key.split('.').pop() ?? 'value'}-${hashText(key).toString(36)}`;
+      const min = typeof s.minLength === 'number' ? s.minLength : 0;
+      const max = typeof s.maxLength === 'number' ? s.maxLength : Number.POSITIVE_INFINITY;
+      return text.padEnd(min, 'x').slice(0, max);
+    }
+    case 'integer':
+    case 'number': {
+      const min = typeof s.minimum === 'number' ? s.minimum : undefined;
+      const max = typeof s.maximum === 'number' ? s.maximum : undefined;
+      if (min !== undefined) return type === 'integer' ? Math.ceil(min) : min;
+      if (max !== undefined)
+        return type === 'integer' ? Math.floor(Math.min(max, 1)) : Math.min(max, 1);
+      return 1;
+    }
+    case 'boolean':
+      return true;
+    case 'null':
+      return null;
+    default:
+      return null;
+  }
+}
+
+const ALL_CAPABILITIES: ProviderCapabilities = {
+  toolFilter: true,
+  outputSchema: true,
+  steer: true,
+  worktree: true,
+  agentOptions: true,
+};
+
+export function createSimulatedAgents(options: SimulatedAgentsOptions = {}): SimulatedAgents {
+  const seed = options.seed ?? 1;
+  const defaultDelay = options.delayMs ?? 0;
+  const capabilities = Object.freeze({ ...ALL_CAPABILITIES, ...options.capabilities });
+  let started = 0;
+  let completed = 0;
+  let active = 0;
+  let peakActive = 0;
+  let ids = 0;
+  let disposed = 0;
+  let doubleDisposed = 0;
+  const requests: AgentRequest[] = [];
+  const messages = new Map<string, string[]>();
+
+  const defaultText = (request: AgentRequest): string => {
+    const h = hashText(`${request.kind}|${request.name}|${request.prompt}`, seed).toString(36);
+    return `${request.name}: simulated ${request.kind} result ${h} for "${request.prompt.slice(0, 60)}"`;
+  };
+
+  return {
+    name: options.name ?? 'simulated',
+    capabilities,
+    stats: () => ({ started, completed, peakActive, disposed, doubleDisposed }),
+    requests: () => requests,
+    messages: () => messages,
+    async start(request: AgentRequest, signal: AbortSignal): Promise<AgentHandle> {
+      if (signal.aborted) throw signal.reason ?? new Error('launch aborted');
+      const scripted = options.respond ? await options.respond(request) : undefined;
+      if (signal.aborted) throw signal.reason ?? new Error('launch aborted');
+      ids += 1;
+      const id = `sim-${ids}`;
+      started += 1;
+      active += 1;
+      if (active > peakActive) peakActive = active;
+      requests.push(request);
+      messages.set(id, []);
+
+      const text = scripted?.text ?? defaultText(request);
+      const structured =
+        scripted && 'structured' in scripted
+          ? scripted.structured
+          : request.outputSchema
+            ? sampleFromSchema(request.outputSchema, request.name)
+            : undefined;
+      const usage: AgentUsage = scripted?.usage ?? {
+        inputTokens: Math.ceil(request.prompt.length / 4) + 10,
+        outputTokens: Math.ceil(text.length / 4) + 5,
+        cacheReadTokens: 0,
+      };
+      const delay = scripted?.delayMs ?? defaultDelay;
+      let lastText: string | undefined;
+      let settle!: (r: AgentResult) => void;
+      let ended = false;
+      let isDisposed = false;
+      const result = new Promise<AgentResult>((resolve) => {
+        settle = resolve;
+      });
+      const end = (r: AgentResult) => {
+        if (ended) return;
+        ended = true;
+        active -= 1;
+        completed += 1;
+        if (timer) clearTimeout(timer);
+        settle(r);
+      };
+      const finish = () => {
+        lastText = text;
+        if (scripted?.fail) {
+          const message = typeof scripted.fail === 'string' ? scripted.fail : 'simulated failure';
+          end({ status: 'failed', text, usage, error: { code: 'SIMULATED_FAILURE', message } });
+          return;
+        }
+        end({
+          status: 'completed',
+          text,
+          usage,
+          ...(structured !== undefined ? { structured } : {}),
+        });
+      };
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      if (delay > 0) timer = setTimeout(finish, delay);
+      else queueMicrotask(finish);
+
+      return {
+        id,
+        result,
+        lastText: () => lastText,
+        async send(message: string) {
+          if (ended) throw new Error(`child ${id} has ended`);
+          messages.get(id)?.push(message);
+          lastText = `ack: ${message}`;
+        },
+        stop(reason?: string) {
+          end({
+            status: 'stopped',
+            text: lastText ?? '',
+            usage: { inputTokens: usage.inputTokens, outputTokens: 0 },
+            error: { code: 'SIMULATED_STOPPED', message: reason ?? 'stopped' },
+          });
+        },
+        dispose() {
+          if (isDisposed) doubleDisposed += 1;
+          else disposed += 1;
+          isDisposed = true;
+          if (!ended)
+            end({
+              status: 'stopped',
+              text: lastText ?? '',
+              usage,
+              error: { code: 'SIMULATED_DISPOSED', message: 'disposed while running' },
+            });
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,252 @@
+// Public types of the engine API (start options, handles, limits, task results).
+import type {
+  AgentProvider,
+  Approver,
+  JsonSchema,
+  ModelTier,
+  RunCost,
+  RunEvent,
+  RunRecorder,
+  Trust,
+} from './ports.js';
+
+/** Engine-wide limits; a run gets the tighter of these and its manifest. */
+export interface EngineLimits {
+  /** Children per run (the manifest's maxAgents is also applied). Default 100. */
+  readonly maxAgents: number;
+  /** Concurrent children per run (the manifest's maxConcurrency is also applied). Default 8. */
+  readonly maxConcurrency: number;
+  /** Concurrent children across every run of this engine. Default 16. */
+  readonly deploymentConcurrency: number;
+  /** Per-run wall limit in ms, paused time excluded; null (the default) means none. */
+  readonly wallMs: number | null;
+  /** Tokens reserved for a task without `maxTokens` when the run has a budget. Default 16000. */
+  readonly defaultTaskTokens: number;
+  /** Host calls per run (every `wf` call, nested included). Default 10000. */
+  readonly maxCalls: number;
+  /** Largest file `wf.readFile` returns, in bytes. Default 1 MiB. */
+  readonly readFileMaxBytes: number;
+  /** How long replay waits for a journaled call the workflow has not issued. Default 10 s. */
+  readonly replayStallMs: number;
+  /** Passed to the sandbox (memoryBytes, stackBytes, cpuSliceMs, maxHostCalls...). */
+  readonly sandbox: { readonly [key: string]: number };
+}
+
+/** A workflow the engine can run: source-based (sandboxed) or a trusted-local host function. */
+export type WorkflowInput =
+  | { readonly manifest: unknown; readonly source: string; readonly name?: string }
+  | {
+      readonly manifest: unknown;
+      readonly run: (wf: HostWorkflowApi, args: unknown) => unknown;
+      readonly name?: string;
+    };
+
+/** The sandbox surface the engine uses (DESIGN.md section 6; `@wf/sandbox` provides it). */
+export interface SandboxLike {
+  run(request: {
+    source: string;
+    args?: unknown;
+    capabilities: Record<string, (input: unknown, ctx: HostCallContext) => unknown>;
+    prelude?: string;
+    limits?: { readonly [key: string]: number };
+    seed?: number;
+    startTime?: number;
+    signal?: AbortSignal;
+  }): Promise<
+    | { status: 'completed'; value: unknown; stats?: unknown }
+    | { status: string; error: { code: string; message: string }; stats?: unknown }
+  >;
+  close(): Promise<void>;
+}
+
+export interface HostCallContext {
+  readonly signal: AbortSignal;
+  readonly callId: number;
+  setNow(epochMs: number): void;
+}
+
+export type SourceCheck = (source: string) =>
+  | { ok: true; warnings?: readonly unknown[] }
+  | {
+      ok: false;
+      errors: readonly { code: string; message: string; line?: number; column?: number }[];
+    };
+
+/** A catalog workflow for `wf.workflow(name, args)`. Trusted-local is never granted nested. */
+export interface ResolvedWorkflow {
+  readonly manifest: unknown;
+  readonly source: string;
+  readonly trust?: Exclude<Trust, 'trusted-local'>;
+}
+
+export interface EngineOptions {
+  readonly agents: AgentProvider;
+  readonly recorder?: RunRecorder;
+  readonly sandbox?: SandboxLike;
+  readonly limits?: Partial<EngineLimits>;
+  /** Consulted before every run when set; anything but `allowed` ends the run `denied`. */
+  readonly approver?: Approver;
+  /** Resolves `wf.workflow(name)`; without it nested workflows are refused. */
+  readonly resolveWorkflow?: (name: string) => Promise<ResolvedWorkflow | undefined>;
+  /** Root directory for `wf.readFile`; without it readFile is refused. */
+  readonly workspace?: string;
+  /** The static source contract; defaults to `checkWorkflowSource` from @wf/source-contract. */
+  readonly checkSource?: SourceCheck | false;
+}
+
+export interface StartOptions {
+  readonly workflow: WorkflowInput;
+  readonly args?: unknown;
+  readonly trust: Trust;
+  readonly runId?: string;
+  readonly signal?: AbortSignal;
+  /** Math.random seed for the guest; default random (recorded for resume). */
+  readonly seed?: number;
+  /** Epoch ms the guest's logical clock starts at; default now. */
+  readonly startTime?: number;
+  /** Per-run overrides, still capped by the engine's limits where they are caps. */
+  readonly limits?: Partial<Pick<EngineLimits, 'maxAgents' | 'maxConcurrency' | 'wallMs'>>;
+  /** Lineage recorded in the start record. */
+  readonly sourceRunId?: string;
+  readonly revisionOf?: string;
+}
+
+export interface ResumeOptions {
+  /** Id of the new run; default a fresh one. */
+  readonly runId?: string;
+  readonly signal?: AbortSignal;
+  readonly limits?: StartOptions['limits'];
+}
+
+export interface RunDone {
+  readonly status: 'completed' | 'failed' | 'stopped' | 'denied' | 'interrupted';
+  readonly result?: unknown;
+  readonly error?: { readonly code: string; readonly message: string };
+  readonly cost: RunCost;
+}
+
+export interface RunHandle {
+  readonly runId: string;
+  readonly events: AsyncIterable<RunEvent>;
+  readonly done: Promise<RunDone>;
+  pause(): void;
+  resume(): void;
+  stop(reason?: string): void;
+}
+
+export interface Engine {
+  start(options: StartOptions): Promise<RunHandle>;
+  /** Re-executes a recorded run, answering journaled calls from the journal, then continues live. */
+  resume(runId: string, options?: ResumeOptions): Promise<RunHandle>;
+  /** Runs currently active on this engine. */
+  active(): readonly string[];
+  /** Stops every active run and closes a sandbox the engine created itself. */
+  close(): Promise<void>;
+  readonly limits: EngineLimits;
+}
+
+/** A task as workflows pass it to spawnAgent / runAgent. */
+export interface TaskInput {
+  readonly name: string;
+  readonly prompt: string;
+  readonly phase?: string;
+  readonly scopeSummary?: string;
+  readonly constraints?: readonly string[];
+  readonly readOnly?: boolean;
+  readonly subagentType?: string;
+  readonly modelHint?: ModelTier;
+  readonly provider?: string;
+  readonly model?: string;
+  readonly isolation?: 'shared-cwd' | 'worktree';
+  readonly effort?: string;
+  readonly maxTokens?: number;
+  readonly evidenceRefs?: readonly string[];
+  readonly verification?: { readonly [key: string]: unknown };
+  readonly outputSchema?: JsonSchema;
+  readonly terseResult?: boolean;
+}
+
+export type TaskStatus = 'completed' | 'completed_unverified' | 'failed' | 'stopped';
+
+/** What `wait` / `runAgent` return for a finished child. */
+export interface TaskResult {
+  readonly taskId: string;
+  readonly name: string;
+  readonly kind: 'task' | 'synthesis';
+  readonly status: TaskStatus;
+  readonly finalText: string;
+  /** The same string as finalText. */
+  readonly text: string;
+  readonly structured?: unknown;
+  readonly phase?: string;
+  readonly childId?: string;
+  readonly stopReason?: string;
+  readonly provider: string;
+  readonly error?: { readonly code: string; readonly message: string };
+  readonly startedAt: number;
+  readonly endedAt: number;
+  readonly durationMs: number;
+  readonly usage: {
+    readonly inputTokens: number;
+    readonly outputTokens: number;
+    readonly cacheReadTokens: number;
+    readonly totalTokens: number;
+  };
+  readonly repaired?: boolean;
+  readonly verification?: { readonly ok: boolean; readonly reasons: readonly string[] };
+  readonly origin: 'executed' | 'replayed';
+}
+
+export interface TaskSnapshot {
+  readonly taskId: string;
+  readonly name: string;
+  readonly status: 'queued' | 'running' | TaskStatus;
+  readonly phase?: string;
+  readonly childId?: string;
+  readonly lastText?: string;
+  readonly finalText?: string;
+  readonly structured?: unknown;
+  readonly startedAt?: number;
+  readonly endedAt?: number;
+}
+
+/** Why the most recent runAgent (or parallel lane) returned null. */
+export interface TaskFailure {
+  readonly taskId: string | null;
+  readonly name: string;
+  readonly status: 'failed' | 'stopped';
+  readonly error: { readonly code: string; readonly message: string };
+}
+
+/** The `wf` a trusted-local host function receives (same semantics as the guest's `wf`). */
+export interface HostWorkflowApi {
+  readonly runId: string;
+  readonly args: unknown;
+  readonly budget: {
+    readonly total: number | null;
+    spent(): number;
+    remaining(): number | null;
+  };
+  phase<T>(name: string, fn: () => Promise<T> | T): Promise<T>;
+  spawnAgent(input: TaskInput): Promise<{ taskId: string; name: string }>;
+  runAgent(input: TaskInput): Promise<TaskResult | null>;
+  wait(taskId: string, options?: { timeoutMs?: number }): Promise<TaskResult>;
+  snapshot(taskId: string): Promise<TaskSnapshot>;
+  output(taskId: string): Promise<TaskSnapshot>;
+  send(taskId: string, text: string): Promise<void>;
+  stop(taskId: string, reason?: string): Promise<void>;
+  parallel<T>(
+    thunks: readonly (() => Promise<T> | T)[],
+    options?: { concurrency?: number },
+  ): Promise<(T | null)[]>;
+  pipeline(
+    items: readonly unknown[],
+    ...stages: ((value: unknown, item: unknown, index: number) => unknown)[]
+  ): Promise<unknown[]>;
+  synthesize(input: { inputs: unknown; rubric: string }): Promise<{ text: string }>;
+  workflow(name: string, args?: unknown): Promise<unknown>;
+  artifact(name: string, value: unknown): Promise<{ name: string; path: string; ref: string }>;
+  log(message: string | { message: string; data?: unknown }): void;
+  readFile(path: string): Promise<string>;
+  lastFailure(): TaskFailure | null;
+}

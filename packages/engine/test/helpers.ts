@@ -1,0 +1,45 @@
+// Shared test helpers: a valid manifest, run-to-completion with collected events.
+import type { RunEvent } from '../src/index.js';
+import type { Engine, RunDone, StartOptions } from '../src/index.js';
+
+export function manifest(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    name: 'test-flow',
+    description: 'A workflow used by the engine tests.',
+    phases: ['work'],
+    readOnly: false,
+    maxAgents: 20,
+    maxConcurrency: 4,
+    patterns: ['fan-out-and-synthesize'],
+    ...overrides,
+  };
+}
+
+export async function runToEnd(
+  engine: Engine,
+  options: StartOptions,
+): Promise<{ done: RunDone; events: RunEvent[]; runId: string }> {
+  const handle = await engine.start(options);
+  const events: RunEvent[] = [];
+  const collect = (async () => {
+    for await (const e of handle.events) events.push(e);
+  })();
+  const done = await handle.done;
+  await collect;
+  return { done, events, runId: handle.runId };
+}
+
+export function byType(events: readonly RunEvent[], type: RunEvent['type']): RunEvent[] {
+  return events.filter((e) => e.type === type);
+}
+
+/** Invariant 7 as an assertion: one agent-started and one agent-completed per child id. */
+export function childLifecycles(events: readonly RunEvent[]): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const e of events) {
+    if (e.type !== 'agent-started' && e.type !== 'agent-completed') continue;
+    const id = String(e.data.childId);
+    out.set(id, [...(out.get(id) ?? []), e.type]);
+  }
+  return out;
+}
