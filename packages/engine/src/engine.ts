@@ -291,7 +291,7 @@ export function createEngine(options: EngineOptions): Engine {
             args: args.args,
             capabilities: caps,
             prelude: createGuestPrelude({ runId, args: args.args, budgetTotal: r.budgetTotal }),
-            limits: { ...limits.sandbox },
+            limits: sandboxLimits(limits, r.maxAgents),
             seed,
             startTime,
             signal: r.abort.signal,
@@ -426,7 +426,7 @@ export function createEngine(options: EngineOptions): Engine {
       args: args.args,
       capabilities: capabilities(run, { depth: 1, workflow: name }),
       prelude: createGuestPrelude({ runId: run.id, args: args.args, budgetTotal: run.budgetTotal }),
-      limits: { ...limits.sandbox },
+      limits: sandboxLimits(limits, run.maxAgents),
       seed,
       startTime,
       signal: run.abort.signal,
@@ -577,6 +577,20 @@ function checkStart(start: StartOptions): void {
       `engine.start: runId "${start.runId}" must be 1-128 characters of letters, digits, . _ -`,
     );
   }
+}
+
+/**
+ * The sandbox's own wall limit is lifted to ~23 days (below the timer maximum, which the sandbox adds grace to): the engine keeps the run's wall
+ * limit itself, because only it knows about pause (a paused run does not time out). Outstanding
+ * calls may exceed the sandbox default when a workflow fans out wider than its concurrency.
+ */
+function sandboxLimits(limits: EngineLimits, maxAgents: number): { [key: string]: number } {
+  return {
+    wallMs: 2_000_000_000,
+    maxOutstandingCalls: Math.max(256, maxAgents * 2 + 64),
+    maxHostCalls: Math.max(limits.maxCalls + 1, 1),
+    ...limits.sandbox,
+  };
 }
 
 function sandboxError(
