@@ -1,0 +1,210 @@
+// Editor types for workflow authors: the `wf` API of @wf/bridge (dsh.workflow v1, wf API v1).
+// Reference it from a workflow file for completion and checking:
+//   /// <reference path="node_modules/@wf/bridge/workflow.d.ts" />
+//   // @ts-check
+//   /** @param {WorkflowApi<{ scopes: string[] }>} wf @param {{ scopes: string[] }} args */
+//   async function run(wf, args) { ... }
+// A script declaration file (no imports or exports): every name below is global. It mirrors
+// packages/bridge/src/api.ts; a test keeps the two identical.
+
+type WorkflowJsonValue =
+  | null
+  | boolean
+  | number
+  | string
+  | readonly WorkflowJsonValue[]
+  | { readonly [key: string]: WorkflowJsonValue };
+
+type WorkflowModelHint = 'fast' | 'balanced' | 'deep';
+type WorkflowIsolationMode = 'shared-cwd' | 'worktree';
+
+/** A pointer to evidence a child should consult: a file, a diff, a finding, or another task of this run. */
+type EvidenceRef = `file:${string}` | `diff:${string}` | `finding:${string}` | `task_id:${string}`;
+
+/** Post-completion checks of a write task's work (the host decides what it can enforce). */
+interface TaskVerification {
+  readonly enforcement?: 'hard' | 'warn';
+  readonly requiresMutation?: boolean;
+  readonly requiredChangedPaths?: readonly string[];
+  readonly requiredReadPaths?: readonly string[];
+  readonly minFinalTextChars?: number;
+  readonly rejectPreparatoryFinalText?: boolean;
+}
+
+/** A JSON Schema for structured output; the root must be `type: 'object'`. */
+interface JsonSchemaObject {
+  readonly type: 'object';
+  readonly [keyword: string]: WorkflowJsonValue;
+}
+
+/** One child agent task. Fields a provider cannot honour are refused before launch, never ignored. */
+interface TaskInput {
+  readonly name: string;
+  readonly prompt: string;
+  /** Defaults to the enclosing `wf.phase`. */
+  readonly phase?: string;
+  readonly scopeSummary?: string;
+  readonly constraints?: readonly string[];
+  /** Read-only children need a provider with a tool filter. */
+  readonly readOnly?: boolean;
+  readonly subagentType?: string;
+  readonly modelHint?: WorkflowModelHint;
+  readonly provider?: string;
+  readonly model?: string;
+  readonly isolation?: WorkflowIsolationMode;
+  readonly effort?: string;
+  readonly maxTokens?: number;
+  /** `task_id:` refs must name a task of this run. */
+  readonly evidenceRefs?: readonly EvidenceRef[];
+  readonly verification?: TaskVerification;
+  /** Structured output: validated against this schema; one repair child on failure. */
+  readonly outputSchema?: JsonSchemaObject;
+  readonly terseResult?: boolean;
+}
+
+/** What `spawnAgent` resolves with, once the child is published. */
+interface TaskHandle {
+  readonly taskId: string;
+  readonly name: string;
+}
+
+/** How a task ended. `completed_unverified`: completed, but a `warn` verification did not pass. */
+type TaskStatus = 'completed' | 'completed_unverified' | 'failed' | 'stopped';
+
+/** Token usage of one child. `totalTokens` counts input + output + cache reads. */
+interface TaskUsage {
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly cacheReadTokens: number;
+  readonly totalTokens: number;
+}
+
+/** A stable, redacted reason a task or call failed. */
+interface WorkflowErrorInfo {
+  readonly code: string;
+  readonly message: string;
+}
+
+/** The full result of a task (`wait` returns it even when the task failed). */
+interface TaskResult<S = WorkflowJsonValue> {
+  readonly taskId: string;
+  readonly name: string;
+  readonly status: TaskStatus;
+  /** The child's final text; `text` is the same string. */
+  readonly finalText: string;
+  readonly text: string;
+  /** Present when the task had an `outputSchema` and its output validated. */
+  readonly structured?: S;
+  readonly usage: TaskUsage;
+  readonly phase?: string;
+  /** Why a task failed or stopped. */
+  readonly error?: WorkflowErrorInfo;
+  readonly stopReason?: string;
+  /** Logical-clock epoch ms. */
+  readonly startedAt: number;
+  readonly endedAt: number;
+  readonly provider?: string;
+  readonly model?: string;
+  /** `replayed`: answered from the run journal on resume, not re-run. */
+  readonly origin?: 'executed' | 'replayed';
+}
+
+/** Live state of a task. */
+interface TaskSnapshot {
+  readonly taskId: string;
+  readonly name: string;
+  readonly status: 'queued' | 'running' | TaskStatus;
+  readonly phase?: string;
+  /** The child's latest assistant text, when the provider exposes it. */
+  readonly lastText?: string;
+  readonly finalText?: string;
+  readonly structured?: WorkflowJsonValue;
+  readonly startedAt?: number;
+  readonly endedAt?: number;
+}
+
+/** Why the most recent `runAgent` (or `parallel` lane) returned null. */
+interface TaskFailure {
+  readonly taskId: string | null;
+  readonly name: string;
+  readonly status: 'failed' | 'stopped';
+  readonly error: WorkflowErrorInfo;
+}
+
+/** The run's token budget. Numbers only: no `Infinity` ever crosses the bridge. */
+interface WorkflowBudget {
+  /** `manifest.tokenBudget`, or null without one. */
+  readonly total: number | null;
+  /** Tokens measured so far (input + output + cache reads). */
+  spent(): number;
+  /** `total - spent - reserved`, or null when there is no budget. */
+  remaining(): number | null;
+}
+
+interface WaitOptions {
+  readonly timeoutMs?: number;
+}
+
+interface ParallelOptions {
+  readonly concurrency?: number;
+}
+
+/** One stage of `pipeline`: receives the previous stage's value (the item for the first stage). */
+type PipelineStage<T> = (value: unknown, item: T, index: number) => Promise<unknown> | unknown;
+
+interface SynthesizeInput {
+  readonly inputs: unknown;
+  readonly rubric: string;
+}
+
+interface ArtifactRef {
+  readonly name: string;
+  readonly path: string;
+}
+
+interface LogEvent {
+  readonly message: string;
+  readonly data?: unknown;
+}
+
+/** The `wf` object a workflow receives (deep-frozen inside the sandbox). */
+interface WorkflowApi<A = unknown> {
+  readonly runId: string;
+  /** A deep-frozen copy of the run's args. */
+  readonly args: A;
+  readonly budget: WorkflowBudget;
+  /** Runs `fn` inside a named phase; phases nest and tasks inherit the innermost one. */
+  phase<T>(name: string, fn: () => Promise<T> | T): Promise<T>;
+  /** Starts a child; resolves once it is published. */
+  spawnAgent(input: TaskInput): Promise<TaskHandle>;
+  /** Starts a child and waits; null when it failed or was stopped (see `lastFailure()`). */
+  runAgent<S = WorkflowJsonValue>(input: TaskInput): Promise<TaskResult<S> | null>;
+  /** The full result, even on failure; rejects on timeout. */
+  wait<S = WorkflowJsonValue>(taskId: string, options?: WaitOptions): Promise<TaskResult<S>>;
+  snapshot(taskId: string): Promise<TaskSnapshot>;
+  output(taskId: string): Promise<TaskSnapshot>;
+  /** Steers a running child, where the provider can. */
+  send(taskId: string, text: string): Promise<void>;
+  stop(taskId: string, reason?: string): Promise<void>;
+  /** Runs thunks with bounded lanes; an ordinary failure becomes null, a run-control error propagates. */
+  parallel<T>(
+    thunks: readonly (() => Promise<T>)[],
+    options?: ParallelOptions,
+  ): Promise<(T | null)[]>;
+  /** Runs each item through the stages in order; a failing item becomes null. */
+  pipeline<T>(items: readonly T[], ...stages: PipelineStage<T>[]): Promise<unknown[]>;
+  /** A read-only synthesis child. */
+  synthesize(input: SynthesizeInput): Promise<{ text: string }>;
+  /** Runs a catalog workflow nested one level, sharing this run's limits and budget. */
+  workflow(name: string, args?: unknown): Promise<unknown>;
+  /** Writes a write-once JSON artifact. */
+  artifact(name: string, value: unknown): Promise<ArtifactRef>;
+  log(event: string | LogEvent): void;
+  /** Reads a UTF-8 file inside the workspace (size-capped; no `..`, no symlinks out). */
+  readFile(path: string): Promise<string>;
+  /** Why the last null from `runAgent`/`parallel` happened, or null. */
+  lastFailure(): TaskFailure | null;
+}
+
+/** The shape of a workflow's entry point. */
+type WorkflowRun<A = unknown, R = unknown> = (wf: WorkflowApi<A>, args: A) => Promise<R>;
