@@ -25,8 +25,8 @@ describe('WF_METHODS', () => {
       'args',
       'budget',
       'phase',
-      'spawnAgent',
       'runAgent',
+      'spawnAgent',
       'wait',
       'snapshot',
       'output',
@@ -42,8 +42,8 @@ describe('WF_METHODS', () => {
       'lastFailure',
     ]);
     expect(WF_METHODS.filter((m) => m.kind === 'agent').map((m) => m.name)).toEqual([
-      'spawnAgent',
       'runAgent',
+      'spawnAgent',
       'synthesize',
       'workflow',
     ]);
@@ -62,7 +62,7 @@ describe('validateCall: method names', () => {
       {
         path: 'method',
         message:
-          'wf.spawn is not a wf method (host calls: phase, spawnAgent, runAgent, wait, snapshot, output, send, stop, synthesize, workflow, artifact, log, readFile)',
+          'wf.spawn is not a wf method (host calls: phase, runAgent, spawnAgent, wait, snapshot, output, send, stop, synthesize, workflow, artifact, log, readFile)',
       },
     ]);
   });
