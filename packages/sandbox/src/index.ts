@@ -1,1 +1,18 @@
-export {};
+// @wf/sandbox: run untrusted JavaScript in QuickJS/WebAssembly worker threads against the
+// capabilities you choose. The table of contents of the package.
+export { createSandbox } from './sandbox.js';
+export { SANDBOX_ERROR_CODES, SandboxError } from './errors.js';
+export type { SandboxErrorCode } from './errors.js';
+export { DEFAULT_LIMITS } from './internal/limits.js';
+export type {
+  Capability,
+  CapabilityContext,
+  Sandbox,
+  SandboxFailureStatus,
+  SandboxLimits,
+  SandboxOptions,
+  SandboxOutcome,
+  SandboxOutcomeError,
+  SandboxRequest,
+  SandboxStats,
+} from './types.js';

@@ -1,0 +1,320 @@
+// The guest-side kernel: evaluated first in every fresh QuickJS context, before any prelude or
+// guest code. It captures pristine intrinsics, installs the deterministic Math/Date guards, removes
+// code generation and GC-observation globals, builds the capability functions over the hidden host
+// call, fixes the override mistake and freezes the intrinsics (invariants 1 and 5).
+// Plain JavaScript text on purpose: it runs inside QuickJS, never in Node.
+
+export const BOOTSTRAP_SOURCE = `(function bootstrap(hostCall, configText) {
+'use strict';
+const G = globalThis;
+const ObjectC = Object;
+const freeze = ObjectC.freeze;
+const isFrozen = ObjectC.isFrozen;
+const defineProperty = ObjectC.defineProperty;
+const getOwnPropertyNames = ObjectC.getOwnPropertyNames;
+const getOwnPropertyDescriptor = ObjectC.getOwnPropertyDescriptor;
+const getPrototypeOf = ObjectC.getPrototypeOf;
+const create = ObjectC.create;
+const apply = Reflect.apply;
+const construct = Reflect.construct;
+const ownKeys = Reflect.ownKeys;
+const jsonParse = JSON.parse;
+const jsonStringify = JSON.stringify;
+const PromiseC = Promise;
+const promiseThen = PromiseC.prototype.then;
+const promiseReject = PromiseC.reject;
+const ErrorC = Error;
+const TypeErrorC = TypeError;
+const stringSlice = String.prototype.slice;
+const arrayPush = Array.prototype.push;
+const arrayPop = Array.prototype.pop;
+const SetC = Set;
+const setHas = SetC.prototype.has;
+const setAdd = SetC.prototype.add;
+const imul = Math.imul;
+const mathFloor = Math.floor;
+const RealDate = Date;
+const DateProto = RealDate.prototype;
+const dateToString = DateProto.toString;
+
+const config = jsonParse(configText);
+const maxErrorChars = config.maxErrorChars;
+const maxResultChars = config.maxResultChars;
+
+const isObjectLike = (v) => (typeof v === 'object' && v !== null) || typeof v === 'function';
+
+// invariant 5: Math.random is a seeded PRNG (sfc32 seeded through splitmix32).
+let s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+{
+  let x = (config.seed % 4294967296) >>> 0;
+  const hi = mathFloor(config.seed / 4294967296) >>> 0;
+  const next = () => {
+    x = (x + 0x9e3779b9) | 0;
+    let z = x ^ hi;
+    z = imul(z ^ (z >>> 16), 0x85ebca6b);
+    z = imul(z ^ (z >>> 13), 0xc2b2ae35);
+    return (z ^ (z >>> 16)) >>> 0;
+  };
+  s0 = next(); s1 = next(); s2 = next(); s3 = next();
+}
+const random = ({ random() {
+  const t0 = (s0 + s1) | 0;
+  s0 = s1 ^ (s1 >>> 9);
+  s1 = (s2 + (s2 << 3)) | 0;
+  s2 = (s2 << 21) | (s2 >>> 11);
+  s3 = (s3 + 1) | 0;
+  const t = (t0 + s3) | 0;
+  s2 = (s2 + t) | 0;
+  return (t >>> 0) / 4294967296;
+} }).random;
+defineProperty(Math, 'random', { value: random, writable: true, enumerable: false, configurable: true });
+
+// invariant 5: Date reads a logical clock the host sets (journaled by the engine), never the
+// host wall clock. Instances stay real Dates; the real constructor becomes unreachable.
+let clock = config.startTime;
+const FakeDate = function Date(...args) {
+  if (new.target === undefined) return apply(dateToString, construct(RealDate, [clock]), []);
+  if (args.length === 0) return construct(RealDate, [clock], new.target);
+  return construct(RealDate, args, new.target);
+};
+defineProperty(FakeDate, 'length', { value: 7 });
+defineProperty(FakeDate, 'prototype', { value: DateProto, writable: false, enumerable: false, configurable: false });
+defineProperty(FakeDate, 'now', { value: ({ now() { return clock; } }).now, writable: true, configurable: true });
+defineProperty(FakeDate, 'parse', { value: RealDate.parse, writable: true, configurable: true });
+defineProperty(FakeDate, 'UTC', { value: RealDate.UTC, writable: true, configurable: true });
+defineProperty(DateProto, 'constructor', { value: FakeDate, writable: true, enumerable: false, configurable: true });
+defineProperty(G, 'Date', { value: FakeDate, writable: true, enumerable: false, configurable: true });
+
+// invariant 5: no code generation, no GC observation, no shared memory.
+const FunctionProto = getPrototypeOf(function () {});
+const AsyncFunctionProto = getPrototypeOf(async function () {});
+const GeneratorFunctionProto = getPrototypeOf(function* () {});
+const AsyncGeneratorFunctionProto = getPrototypeOf(async function* () {});
+delete G.eval;
+delete G.Function;
+delete G.WeakRef;
+delete G.FinalizationRegistry;
+delete G.SharedArrayBuffer;
+delete G.Atomics;
+const throwingConstructor = ({ constructor() {
+  throw new TypeErrorC('code generation is not available in the sandbox');
+} }).constructor;
+freeze(throwingConstructor);
+for (const proto of [FunctionProto, AsyncFunctionProto, GeneratorFunctionProto, AsyncGeneratorFunctionProto]) {
+  defineProperty(proto, 'constructor', { value: throwingConstructor, writable: false, enumerable: false, configurable: false });
+}
+
+// Bridge-internal helpers use only captured intrinsics and never write into objects the guest
+// can reach before they are returned.
+const cut = (s, n) => (s.length > n ? apply(stringSlice, s, [0, n]) : s);
+const describe = (e) => {
+  let name = 'Error';
+  let message = '';
+  let code;
+  try {
+    if (isObjectLike(e)) {
+      const n = e.name;
+      if (typeof n === 'string') name = n;
+      const m = e.message;
+      if (typeof m === 'string') message = m;
+      const c = e.code;
+      if (typeof c === 'string') code = c;
+    } else if (typeof e === 'string') {
+      message = e;
+    } else if (typeof e === 'symbol') {
+      message = 'a symbol was thrown';
+    } else {
+      message = '' + e;
+    }
+  } catch (_) {
+    message = 'the thrown value could not be read';
+  }
+  const out = { name: cut(name, 100), message: cut(message, maxErrorChars) };
+  if (code !== undefined) out.code = cut(code, 100);
+  return jsonStringify(out);
+};
+const toError = (e) => {
+  const err = new ErrorC(typeof e.message === 'string' ? e.message : 'capability failed');
+  defineProperty(err, 'code', { value: e.code, writable: true, enumerable: true, configurable: true });
+  if (e.data !== undefined) {
+    defineProperty(err, 'data', { value: e.data, writable: true, enumerable: true, configurable: true });
+  }
+  return err;
+};
+const decode = (envelope) => {
+  const o = jsonParse(envelope);
+  if (o.t !== undefined) clock = o.t;
+  if (o.ok === true) return o.v;
+  throw toError(o.e);
+};
+const callCapability = (name, input) => {
+  let text = '';
+  let pending;
+  try {
+    if (input !== undefined) {
+      const s = jsonStringify(input);
+      if (typeof s === 'string') text = s;
+    }
+    pending = hostCall(name, text);
+  } catch (e) {
+    return apply(promiseReject, PromiseC, [e]);
+  }
+  if (typeof pending === 'string') return apply(promiseReject, PromiseC, [toError(jsonParse(pending))]);
+  return apply(promiseThen, pending, [decode]);
+};
+const caps = create(null);
+for (const name of config.capabilities) {
+  const fn = ({ [name](input) { return callCapability(name, input); } })[name];
+  caps[name] = freeze(fn);
+}
+freeze(caps);
+
+// SES-style property overrides: these inherited data properties become accessors so that
+// assigning err.message or obj.toString on an ordinary object keeps working after the freeze.
+const enableOverride = (obj, key) => {
+  const d = getOwnPropertyDescriptor(obj, key);
+  if (d === undefined || !('value' in d) || !d.configurable) return;
+  const value = d.value;
+  const getter = ({ get() { return value; } }).get;
+  const setter = ({ set(v) {
+    if (this === obj) throw new TypeErrorC('Cannot assign to read only property ' + key + ' of a frozen intrinsic');
+    defineProperty(this, key, { value: v, writable: true, enumerable: true, configurable: true });
+  } }).set;
+  defineProperty(obj, key, { get: getter, set: setter, enumerable: d.enumerable, configurable: false });
+};
+const errorProtos = [ErrorC.prototype];
+for (const k of ['EvalError', 'RangeError', 'ReferenceError', 'SyntaxError', 'TypeError', 'URIError', 'AggregateError', 'InternalError', 'SuppressedError']) {
+  const C = G[k];
+  if (typeof C === 'function' && isObjectLike(C.prototype)) apply(arrayPush, errorProtos, [C.prototype]);
+}
+for (const key of ['toString', 'toLocaleString', 'valueOf', 'hasOwnProperty', 'isPrototypeOf', 'propertyIsEnumerable', 'constructor']) {
+  enableOverride(ObjectC.prototype, key);
+}
+for (const proto of errorProtos) {
+  for (const key of ['name', 'message', 'toString', 'constructor']) enableOverride(proto, key);
+}
+for (const key of ['toString', 'constructor', 'push', 'join', 'map', 'filter', 'forEach', 'slice', 'concat', 'includes', 'indexOf', 'keys', 'values', 'entries']) {
+  enableOverride(Array.prototype, key);
+}
+enableOverride(FunctionProto, 'toString');
+enableOverride(PromiseC.prototype, 'constructor');
+enableOverride(PromiseC.prototype, 'then');
+enableOverride(DateProto, 'constructor');
+enableOverride(DateProto, 'toString');
+enableOverride(DateProto, 'toJSON');
+
+// Freeze the intrinsics (not globalThis itself): every global constructor or namespace, its
+// prototype, their methods, and the hidden intrinsic prototypes.
+const roots = [FunctionProto, AsyncFunctionProto, GeneratorFunctionProto, AsyncGeneratorFunctionProto,
+  throwingConstructor];
+const pushProtoOf = (v) => { try { const p = getPrototypeOf(v); if (p !== null) apply(arrayPush, roots, [p]); } catch (_) {} };
+apply(arrayPush, roots, [GeneratorFunctionProto.prototype, AsyncGeneratorFunctionProto.prototype]);
+pushProtoOf(GeneratorFunctionProto.prototype);
+pushProtoOf(AsyncGeneratorFunctionProto.prototype);
+pushProtoOf([][Symbol.iterator]());
+pushProtoOf(new Map()[Symbol.iterator]());
+pushProtoOf(new Set()[Symbol.iterator]());
+pushProtoOf(''[Symbol.iterator]());
+pushProtoOf(/a/[Symbol.matchAll]('a'));
+pushProtoOf(Int8Array);
+pushProtoOf(Int8Array.prototype);
+if (typeof Iterator === 'function') {
+  try { pushProtoOf([].values().map((x) => x)); } catch (_) {}
+  try { pushProtoOf(Iterator.from({ next() { return { done: true }; } })); } catch (_) {}
+}
+try {
+  apply(arrayPush, roots, [getOwnPropertyDescriptor((function () { return arguments; })(), 'callee').get]);
+} catch (_) {}
+const globalNames = getOwnPropertyNames(G);
+for (const k of globalNames) {
+  const d = getOwnPropertyDescriptor(G, k);
+  if (d !== undefined && 'value' in d && isObjectLike(d.value) && d.value !== G) apply(arrayPush, roots, [d.value]);
+}
+const seen = new SetC();
+const freezeShallow = (v) => {
+  if (!isObjectLike(v) || apply(setHas, seen, [v])) return;
+  apply(setAdd, seen, [v]);
+  freeze(v);
+};
+const freezeWithMembers = (v) => {
+  if (!isObjectLike(v)) return;
+  freezeShallow(v);
+  for (const key of ownKeys(v)) {
+    const d = getOwnPropertyDescriptor(v, key);
+    if (d === undefined) continue;
+    if ('value' in d) { if (d.value !== G) freezeShallow(d.value); }
+    else { freezeShallow(d.get); freezeShallow(d.set); }
+  }
+};
+for (const r of roots) {
+  freezeWithMembers(r);
+  if (typeof r === 'function') {
+    const d = getOwnPropertyDescriptor(r, 'prototype');
+    if (d !== undefined && 'value' in d) freezeWithMembers(d.value);
+  }
+}
+// The standard global bindings become read-only so later (trusted) prelude code that names a
+// global at call time cannot be redirected by the guest. globalThis stays extensible.
+for (const k of globalNames) {
+  const d = getOwnPropertyDescriptor(G, k);
+  if (d !== undefined && d.configurable && 'value' in d) {
+    defineProperty(G, k, { value: d.value, writable: false, enumerable: d.enumerable, configurable: false });
+  }
+}
+
+const deepFreeze = (root) => {
+  const stack = [root];
+  const visited = new SetC();
+  while (stack.length > 0) {
+    const v = apply(arrayPop, stack, []);
+    if (!isObjectLike(v) || apply(setHas, visited, [v])) continue;
+    apply(setAdd, visited, [v]);
+    freeze(v);
+    const p = getPrototypeOf(v);
+    if (p !== null && !isFrozen(p)) apply(arrayPush, stack, [p]);
+    for (const key of ownKeys(v)) {
+      const d = getOwnPropertyDescriptor(v, key);
+      if (d === undefined) continue;
+      if ('value' in d) apply(arrayPush, stack, [d.value]);
+      else { apply(arrayPush, stack, [d.get]); apply(arrayPush, stack, [d.set]); }
+    }
+  }
+  return root;
+};
+
+const prepare = (preludeFn) => {
+  let api = caps;
+  if (preludeFn !== undefined) {
+    if (typeof preludeFn !== 'function') throw new TypeErrorC('the prelude must evaluate to a function');
+    api = apply(preludeFn, undefined, [caps, freeze({ seed: config.seed })]);
+  }
+  deepFreeze(api);
+  const launch = async (run, argsText) => {
+    let value;
+    try {
+      if (typeof run !== 'function') {
+        return 'E' + jsonStringify({ name: 'TypeError', message: 'the program must define async function run(api, args)', code: '#NO_RUN' });
+      }
+      const args = argsText === '' ? undefined : deepFreeze(jsonParse(argsText));
+      value = await apply(run, undefined, [api, args]);
+    } catch (e) {
+      return 'E' + describe(e);
+    }
+    let text;
+    try {
+      text = jsonStringify(value);
+    } catch (e) {
+      return 'B' + describe(e);
+    }
+    if (text === undefined) return 'U';
+    if (text.length > maxResultChars) return 'L' + text.length;
+    return 'O' + text;
+  };
+  return launch;
+};
+
+const kernel = create(null);
+kernel.prepare = prepare;
+kernel.describe = describe;
+return freeze(kernel);
+})`;

@@ -1,0 +1,885 @@
+// Worker-thread entry: owns reusable QuickJS WASM modules and runs many guest programs, each in a
+// fresh runtime + context, pumping their promise jobs and relaying capability calls to the main
+// thread as JSON text. Plain ESM JavaScript so it loads unchanged from src/ (tests) and dist/.
+// @ts-check
+import { parentPort, workerData } from 'node:worker_threads';
+import variant from '@jitl/quickjs-wasmfile-release-sync';
+import { newQuickJSWASMModuleFromVariant } from 'quickjs-emscripten-core';
+import { BOOTSTRAP_SOURCE } from './bootstrap.js';
+import { jsonDepthWithin } from './json-shape.js';
+
+/** @typedef {import('quickjs-emscripten-core').QuickJSWASMModule} QuickJSWASMModule */
+/** @typedef {import('quickjs-emscripten-core').QuickJSRuntime} QuickJSRuntime */
+/** @typedef {import('quickjs-emscripten-core').QuickJSContext} QuickJSContext */
+/** @typedef {import('quickjs-emscripten-core').QuickJSHandle} QuickJSHandle */
+/** @typedef {import('quickjs-emscripten-core').QuickJSDeferredPromise} QuickJSDeferredPromise */
+
+/**
+ * @typedef {object} WorkerLimits
+ * @property {number} memoryBytes
+ * @property {number} stackBytes
+ * @property {number} cpuSliceMs
+ * @property {number} wallMs
+ * @property {number} maxHostCalls
+ * @property {number} maxOutstandingCalls
+ * @property {number} maxArgBytes
+ * @property {number} maxResultBytes
+ * @property {number} maxJsonDepth
+ * @property {number} maxErrorChars
+ */
+
+/**
+ * @typedef {object} StartMessage
+ * @property {'start'} t
+ * @property {number} runId
+ * @property {string} source
+ * @property {string} argsText
+ * @property {string | null} prelude
+ * @property {string[]} capabilities
+ * @property {WorkerLimits} limits
+ * @property {number} seed
+ * @property {number} startTime
+ */
+
+/**
+ * @typedef {object} ModuleEntry
+ * @property {string} id
+ * @property {QuickJSWASMModule} mod
+ * @property {Set<Run>} runs
+ * @property {boolean} retired
+ * @property {boolean} dead
+ * @property {number} runCount
+ */
+
+/** @typedef {{ status: string, code: string, message: string }} Ending */
+
+if (parentPort === null) throw new Error('this module must run in a worker thread');
+const port = parentPort;
+const workerId = /** @type {string} */ (workerData?.workerId ?? 'w?');
+const moduleHighWaterBytes = /** @type {number} */ (
+  workerData?.moduleHighWaterBytes ?? 256 * 1024 * 1024
+);
+const moduleMaxRuns = /** @type {number} */ (workerData?.moduleMaxRuns ?? 2000);
+
+// invariant 5: the guest's local-time Date methods must behave as UTC whatever the host TZ is.
+// QuickJS asks the Emscripten runtime for local time through this realm's Date, and this realm
+// runs nothing else, so pinning its local-time view to UTC pins the guest's.
+{
+  const P = Date.prototype;
+  const pairs = /** @type {const} */ ([
+    ['getFullYear', 'getUTCFullYear'],
+    ['getMonth', 'getUTCMonth'],
+    ['getDate', 'getUTCDate'],
+    ['getDay', 'getUTCDay'],
+    ['getHours', 'getUTCHours'],
+    ['getMinutes', 'getUTCMinutes'],
+    ['getSeconds', 'getUTCSeconds'],
+    ['getMilliseconds', 'getUTCMilliseconds'],
+  ]);
+  for (const [local, utc] of pairs) {
+    Object.defineProperty(P, local, { value: P[utc], writable: true, configurable: true });
+  }
+  Object.defineProperty(P, 'getTimezoneOffset', {
+    value: () => 0,
+    writable: true,
+    configurable: true,
+  });
+  const RealDate = Date;
+  /** A Date whose multi-argument (local-time) constructor is read as UTC. */
+  const UtcDate = new Proxy(RealDate, {
+    construct(target, args, newTarget) {
+      if (args.length > 1) {
+        return Reflect.construct(
+          target,
+          [RealDate.UTC(.../** @type {[number, number]} */ (args))],
+          newTarget,
+        );
+      }
+      return Reflect.construct(target, args, newTarget);
+    },
+  });
+  globalThis.Date = UtcDate;
+}
+
+let moduleSeq = 0;
+/** @type {Promise<ModuleEntry> | null} */
+let currentModule = null;
+
+/** @returns {Promise<ModuleEntry>} */
+async function createModule() {
+  const mod = await newQuickJSWASMModuleFromVariant(
+    /** @type {import('quickjs-emscripten-core').QuickJSSyncVariant} */ (
+      /** @type {unknown} */ (variant)
+    ),
+  );
+  moduleSeq += 1;
+  return {
+    id: `${workerId}-m${moduleSeq}`,
+    mod,
+    runs: new Set(),
+    retired: false,
+    dead: false,
+    runCount: 0,
+  };
+}
+
+/** @returns {Promise<ModuleEntry>} */
+function getModule() {
+  if (currentModule === null) currentModule = createModule();
+  return currentModule;
+}
+
+/** @param {ModuleEntry} entry */
+function retireModule(entry) {
+  if (entry.retired) return;
+  entry.retired = true;
+  // A fresh module is prepared at once so the next run does not wait for instantiation.
+  currentModule = createModule();
+}
+
+/** @param {ModuleEntry} entry */
+function heapBytes(entry) {
+  const m = /** @type {{ module?: { HEAPU8?: Uint8Array } }} */ (
+    /** @type {unknown} */ (entry.mod)
+  );
+  return m.module?.HEAPU8?.byteLength ?? 0;
+}
+
+const now = () => performance.now();
+const MIN_SAMPLE_MS = 2;
+
+/** @type {Map<number, Run>} */
+const runs = new Map();
+
+/** @param {unknown} value */
+function post(value) {
+  port.postMessage(value);
+}
+
+/**
+ * @param {string} code
+ * @param {string} message
+ */
+function refusal(code, message) {
+  return JSON.stringify({ code, message });
+}
+
+/** @param {unknown} e */
+function isHostStackOverflow(e) {
+  return e instanceof RangeError && /call stack/i.test(String(e.message));
+}
+
+// The engine's own wording for its stack and allocation failures (bellard QuickJS 2025-09-13).
+const ENGINE_STACK_MESSAGES = new Set(['Maximum call stack size exceeded', 'stack overflow']);
+const ENGINE_MEMORY_MESSAGES = new Set(['out of memory']);
+
+class Run {
+  /** @param {StartMessage} msg */
+  constructor(msg) {
+    this.id = msg.runId;
+    this.msg = msg;
+    this.limits = msg.limits;
+    this.capSet = new Set(msg.capabilities);
+    /** @type {ModuleEntry | null} */
+    this.module = null;
+    /** @type {QuickJSRuntime | null} */
+    this.rt = null;
+    /** @type {QuickJSContext | null} */
+    this.ctx = null;
+    /** @type {QuickJSHandle | null} */
+    this.launchPromise = null;
+    /** @type {QuickJSHandle[]} */
+    this.handles = [];
+    /** @type {Map<number, QuickJSDeferredPromise>} */
+    this.outstanding = new Map();
+    this.callSeq = 0;
+    this.hostCalls = 0;
+    this.cpuMs = 0;
+    this.peakMemoryBytes = 0;
+    this.lastSample = 0;
+    this.sampleCost = 0;
+    /** Linear-memory growth that happened while this run's guest code executed. */
+    this.heapCharged = 0;
+    this.heapMark = 0;
+    this.sliceStart = now();
+    this.wallDeadline = now() + msg.limits.wallMs;
+    /** @type {Ending | null} */
+    this.killed = null;
+    /** Set when the interrupt handler stopped guest code mid-execution. */
+    this.interrupted = false;
+    /** @type {'running' | 'settled' | 'ended'} */
+    this.phase = 'running';
+    /** @type {{ status: string, code?: string, message?: string, value?: string | null, guestCode?: string } | null} */
+    this.result = null;
+    /** @type {ReturnType<typeof setTimeout> | null} */
+    this.wallTimer = null;
+    this.held = false;
+    this.tornDown = false;
+  }
+
+  /**
+   * @param {string} status
+   * @param {string} code
+   * @param {string} message
+   */
+  kill(status, code, message) {
+    if (this.killed === null) this.killed = { status, code, message };
+  }
+
+  /**
+   * Charges this run with WASM linear-memory growth since the last mark. Only one run executes
+   * at a time in a worker, so growth during its slice is its own. This catches allocations the
+   * engine's object walk does not count (for example strings held through ropes).
+   */
+  chargeHeapGrowth() {
+    if (this.module === null) return;
+    const h = heapBytes(this.module);
+    if (h > this.heapMark) {
+      this.heapCharged += h - this.heapMark;
+      if (this.heapCharged > this.peakMemoryBytes) this.peakMemoryBytes = this.heapCharged;
+      if (this.heapCharged > this.limits.memoryBytes) {
+        this.kill(
+          'memory',
+          'WF_SANDBOX_MEMORY_LIMIT',
+          `the run used more than ${this.limits.memoryBytes} bytes of guest memory`,
+        );
+      }
+    }
+    this.heapMark = h;
+  }
+
+  /** Starts a synchronous guest slice. */
+  beginSlice() {
+    this.sliceStart = now();
+    if (this.module !== null) this.heapMark = heapBytes(this.module);
+  }
+
+  sampleMemory() {
+    const rt = this.rt;
+    if (rt === null) return;
+    const t0 = now();
+    let used = -1;
+    try {
+      const m = /memory used\s+\d+\s+(\d+)/.exec(rt.dumpMemoryUsage());
+      if (m !== null) used = Number(m[1]);
+    } catch {
+      used = -1;
+    }
+    const t1 = now();
+    this.sampleCost = t1 - t0;
+    this.lastSample = t1;
+    if (used > this.peakMemoryBytes) this.peakMemoryBytes = used;
+    if (used > this.limits.memoryBytes) {
+      this.kill(
+        'memory',
+        'WF_SANDBOX_MEMORY_LIMIT',
+        `the run used more than ${this.limits.memoryBytes} bytes of guest memory`,
+      );
+    }
+  }
+
+  /** Polled by QuickJS while guest code runs; returning true throws an uncatchable interrupt. */
+  shouldInterrupt() {
+    if (this.killed !== null) {
+      this.interrupted = true;
+      return true;
+    }
+    const t = now();
+    if (t - this.sliceStart > this.limits.cpuSliceMs) {
+      this.kill(
+        'timeout',
+        'WF_SANDBOX_CPU_SLICE',
+        `a synchronous guest slice ran longer than ${this.limits.cpuSliceMs} ms`,
+      );
+    } else if (t > this.wallDeadline) {
+      this.kill(
+        'timeout',
+        'WF_SANDBOX_WALL_TIMEOUT',
+        `the run exceeded its wall-clock limit of ${this.limits.wallMs} ms`,
+      );
+    } else {
+      this.chargeHeapGrowth();
+      if (
+        this.killed === null &&
+        t - this.lastSample > Math.max(MIN_SAMPLE_MS, 4 * this.sampleCost)
+      ) {
+        this.sampleMemory();
+      }
+    }
+    if (this.killed !== null) {
+      this.interrupted = true;
+      return true;
+    }
+    return false;
+  }
+
+  stats() {
+    return {
+      cpuMs: this.cpuMs,
+      hostCalls: this.hostCalls,
+      peakMemoryBytes: this.peakMemoryBytes,
+      workerId,
+      moduleId: this.module?.id ?? '',
+    };
+  }
+}
+
+/**
+ * The one hidden host function. It validates typeof before reading (no coercion, no guest
+ * getters), enforces the call caps, and answers with a deferred promise or a refusal string.
+ * @param {Run} run
+ * @param {QuickJSContext} ctx
+ * @param {QuickJSHandle} nameH
+ * @param {QuickJSHandle} textH
+ * @returns {QuickJSHandle}
+ */
+function hostCall(run, ctx, nameH, textH) {
+  if (run.killed !== null || run.phase === 'ended') {
+    return ctx.newString(
+      refusal('WF_SANDBOX_BRIDGE_CLOSED', 'the run has ended; host calls are refused'),
+    );
+  }
+  if (run.phase !== 'running') {
+    return ctx.newString(
+      refusal('WF_SANDBOX_BRIDGE_CLOSED', 'run() has returned; new host calls are refused'),
+    );
+  }
+  if (ctx.typeof(nameH) !== 'string' || ctx.typeof(textH) !== 'string') {
+    return ctx.newString(refusal('WF_SANDBOX_BAD_CALL', 'malformed host call'));
+  }
+  const name = ctx.getString(nameH);
+  if (!run.capSet.has(name)) {
+    return ctx.newString(refusal('WF_SANDBOX_UNKNOWN_CAPABILITY', 'no such capability'));
+  }
+  const L = run.limits;
+  /** @param {string} code @param {string} message */
+  const fatal = (code, message) => {
+    run.kill('limit', code, message);
+    return ctx.newString(refusal(code, message));
+  };
+  if (run.hostCalls >= L.maxHostCalls) {
+    return fatal('WF_SANDBOX_HOST_CALL_LIMIT', `more than ${L.maxHostCalls} host calls`);
+  }
+  if (run.outstanding.size >= L.maxOutstandingCalls) {
+    return fatal(
+      'WF_SANDBOX_OUTSTANDING_LIMIT',
+      `more than ${L.maxOutstandingCalls} host calls outstanding at once`,
+    );
+  }
+  const text = ctx.getString(textH);
+  if (text.length > L.maxArgBytes || Buffer.byteLength(text, 'utf8') > L.maxArgBytes) {
+    return fatal(
+      'WF_SANDBOX_ARGUMENT_TOO_LARGE',
+      `a capability input is larger than ${L.maxArgBytes} bytes`,
+    );
+  }
+  if (!jsonDepthWithin(text, L.maxJsonDepth)) {
+    return fatal(
+      'WF_SANDBOX_ARGUMENT_TOO_DEEP',
+      `a capability input nests deeper than ${L.maxJsonDepth}`,
+    );
+  }
+  run.callSeq += 1;
+  run.hostCalls += 1;
+  const callId = run.callSeq;
+  const deferred = ctx.newPromise();
+  run.outstanding.set(callId, deferred);
+  post({ t: 'call', runId: run.id, callId, name, input: text });
+  return deferred.handle.dup();
+}
+
+/** @param {StartMessage} msg */
+async function start(msg) {
+  const run = new Run(msg);
+  runs.set(run.id, run);
+  let entry;
+  try {
+    entry = await getModule();
+  } catch {
+    endRun(run, {
+      status: 'failed',
+      code: 'WF_SANDBOX_ENGINE_FAULT',
+      message: 'the engine could not be loaded',
+    });
+    return;
+  }
+  if (run.phase === 'ended') return;
+  if (entry.retired) entry = await getModule();
+  run.module = entry;
+  entry.runs.add(run);
+  entry.runCount += 1;
+  run.wallDeadline = now() + msg.limits.wallMs;
+  run.wallTimer = setTimeout(() => {
+    run.kill(
+      'timeout',
+      'WF_SANDBOX_WALL_TIMEOUT',
+      `the run exceeded its wall-clock limit of ${msg.limits.wallMs} ms`,
+    );
+    finishKilled(run);
+  }, msg.limits.wallMs);
+  try {
+    setUp(run, entry);
+  } catch (e) {
+    hostFault(run, e);
+    return;
+  }
+  if (isEnded(run)) return;
+  check(run);
+}
+
+/** @param {Run} run (a function so that type narrowing does not outlive calls that end the run) */
+function isEnded(run) {
+  return run.phase === 'ended';
+}
+
+/**
+ * @param {Run} run
+ * @param {ModuleEntry} entry
+ */
+function setUp(run, entry) {
+  const L = run.limits;
+  const rt = entry.mod.newRuntime();
+  run.rt = rt;
+  // The engine's own limit only refuses single allocations reliably in this build (its per-block
+  // accounting lacks malloc_usable_size); the host-side sampling in shouldInterrupt is the bound.
+  rt.setMemoryLimit(L.memoryBytes);
+  rt.setMaxStackSize(L.stackBytes);
+  rt.setInterruptHandler(() => run.shouldInterrupt());
+  const ctx = rt.newContext();
+  run.ctx = ctx;
+  run.beginSlice();
+  run.lastSample = run.sliceStart;
+  const fail = (/** @type {string} */ code, /** @type {string} */ message) => {
+    endRun(run, { status: 'failed', code, message });
+  };
+  try {
+    const boot = ctx.evalCode(BOOTSTRAP_SOURCE, 'sandbox-kernel.js', { strict: true });
+    if (boot.error) {
+      boot.error.dispose();
+      return fail('WF_SANDBOX_INTERNAL', 'the sandbox kernel failed to load');
+    }
+    const bootFn = boot.value;
+    run.handles.push(bootFn);
+    const hostFn = ctx.newFunction('host', (nameH, textH) => hostCall(run, ctx, nameH, textH));
+    run.handles.push(hostFn);
+    const config = JSON.stringify({
+      seed: run.msg.seed,
+      startTime: run.msg.startTime,
+      capabilities: run.msg.capabilities,
+      maxErrorChars: L.maxErrorChars,
+      maxResultChars: L.maxResultBytes,
+    });
+    const configH = ctx.newString(config);
+    run.handles.push(configH);
+    const kernelR = ctx.callFunction(bootFn, ctx.undefined, hostFn, configH);
+    if (kernelR.error) {
+      kernelR.error.dispose();
+      return fail('WF_SANDBOX_INTERNAL', 'the sandbox kernel failed to start');
+    }
+    const kernel = kernelR.value;
+    run.handles.push(kernel);
+    // Read before any prelude or guest code ran: the kernel object is null-prototype and frozen.
+    const prepare = ctx.getProp(kernel, 'prepare');
+    run.handles.push(prepare);
+    const describe = ctx.getProp(kernel, 'describe');
+    run.handles.push(describe);
+    /** @param {QuickJSHandle} errH */
+    const describeError = (errH) => {
+      const r = ctx.callFunction(describe, ctx.undefined, errH);
+      errH.dispose();
+      if (r.error) {
+        r.error.dispose();
+        return { name: 'Error', message: 'the error could not be read' };
+      }
+      const h = r.value;
+      const text = ctx.typeof(h) === 'string' ? ctx.getString(h) : '{}';
+      h.dispose();
+      return /** @type {{ name?: string, message?: string, code?: string }} */ (JSON.parse(text));
+    };
+
+    let preludeFn = ctx.undefined;
+    if (run.msg.prelude !== null) {
+      const pr = ctx.evalCode(`(${run.msg.prelude}\n)`, 'prelude.js', { strict: true });
+      if (pr.error) {
+        const d = describeError(pr.error);
+        return fail(
+          'WF_SANDBOX_PRELUDE_ERROR',
+          `the prelude failed to compile: ${d.name}: ${d.message}`,
+        );
+      }
+      preludeFn = pr.value;
+      run.handles.push(preludeFn);
+    }
+    const launchR = ctx.callFunction(prepare, ctx.undefined, preludeFn);
+    if (launchR.error) {
+      if (run.killed !== null) {
+        launchR.error.dispose();
+        return;
+      }
+      const d = describeError(launchR.error);
+      return fail('WF_SANDBOX_PRELUDE_ERROR', `the prelude failed: ${d.name}: ${d.message}`);
+    }
+    const launch = launchR.value;
+    run.handles.push(launch);
+
+    // The leading and trailing newlines keep a trailing line comment from swallowing the return.
+    const wrapped = `(function () { 'use strict';\n${run.msg.source}\n;return typeof run === 'function' ? run : undefined; })()`;
+    const guest = ctx.evalCode(wrapped, 'workflow.js', { strict: true });
+    if (guest.error) {
+      if (run.killed !== null) {
+        guest.error.dispose();
+        return;
+      }
+      const d = describeError(guest.error);
+      const status = classifyEngineError(d);
+      return endRun(run, {
+        status: status ?? 'failed',
+        code:
+          status === 'stack'
+            ? 'WF_SANDBOX_STACK_OVERFLOW'
+            : status === 'memory'
+              ? 'WF_SANDBOX_MEMORY_LIMIT'
+              : 'WF_SANDBOX_COMPILE_ERROR',
+        message: `the program failed to load: ${d.name}: ${d.message}`,
+      });
+    }
+    const runFn = guest.value;
+    run.handles.push(runFn);
+    const argsH = ctx.newString(run.msg.argsText);
+    run.handles.push(argsH);
+    const started = ctx.callFunction(launch, ctx.undefined, runFn, argsH);
+    if (started.error) {
+      started.error.dispose();
+      if (run.killed === null)
+        run.kill('failed', 'WF_SANDBOX_INTERNAL', 'the run could not be started');
+      return;
+    }
+    run.launchPromise = started.value;
+    run.handles.push(started.value);
+  } finally {
+    run.cpuMs += now() - run.sliceStart;
+    run.chargeHeapGrowth();
+  }
+  pumpJobs(run);
+}
+
+/**
+ * @param {{ name?: string, message?: string }} d
+ * @returns {'stack' | 'memory' | null}
+ */
+function classifyEngineError(d) {
+  if (
+    (d.name === 'RangeError' || d.name === 'InternalError') &&
+    ENGINE_STACK_MESSAGES.has(d.message ?? '')
+  ) {
+    return 'stack';
+  }
+  if (d.name === 'InternalError' && ENGINE_MEMORY_MESSAGES.has(d.message ?? '')) return 'memory';
+  return null;
+}
+
+/** Runs guest jobs to quiescence (one synchronous slice). @param {Run} run */
+function pumpJobs(run) {
+  const rt = run.rt;
+  if (rt === null || run.killed !== null || run.phase === 'ended') return;
+  run.beginSlice();
+  try {
+    for (let guard = 0; guard < 1_000_000; guard += 1) {
+      const r = rt.executePendingJobs(-1);
+      if (r.error) {
+        r.error.dispose();
+        if (run.killed !== null) break;
+        continue;
+      }
+      break;
+    }
+  } finally {
+    const t = now();
+    run.cpuMs += t - run.sliceStart;
+    run.chargeHeapGrowth();
+    if (run.killed === null && t - run.lastSample > Math.max(20, 8 * run.sampleCost))
+      run.sampleMemory();
+  }
+}
+
+/** Decides what the run's state means after a slice, from host-side facts. @param {Run} run */
+function check(run) {
+  if (run.phase === 'ended') return;
+  if (run.killed !== null) return finishKilled(run);
+  const ctx = run.ctx;
+  if (ctx === null || run.launchPromise === null) return;
+  if (run.result === null) {
+    const state = ctx.getPromiseState(run.launchPromise);
+    if (state.type === 'pending') {
+      if (run.outstanding.size === 0 && !run.rt?.hasPendingJob()) {
+        run.kill(
+          'deadlock',
+          'WF_SANDBOX_DEADLOCK',
+          'run() is pending with no queued jobs and no outstanding host calls',
+        );
+        return finishKilled(run);
+      }
+      return;
+    }
+    if (state.type === 'rejected') {
+      state.error.dispose();
+      run.kill('failed', 'WF_SANDBOX_INTERNAL', 'the run was stopped by the engine');
+      return finishKilled(run);
+    }
+    const h = state.value;
+    const text = ctx.typeof(h) === 'string' ? ctx.getString(h) : '';
+    h.dispose();
+    run.result = decodeLaunch(run, text);
+    // invariant 3: run() has settled; new calls are refused while accepted ones drain.
+    run.phase = 'settled';
+  }
+  if (run.outstanding.size === 0) {
+    const r = run.result;
+    endRun(run, {
+      status: r.status,
+      code: r.code ?? '',
+      message: r.message ?? '',
+      ...(r.value !== undefined ? { value: r.value } : {}),
+      ...(r.guestCode !== undefined ? { guestCode: r.guestCode } : {}),
+    });
+  }
+}
+
+/**
+ * @param {Run} run
+ * @param {string} text
+ * @returns {{ status: string, code?: string, message?: string, value?: string | null, guestCode?: string }}
+ */
+function decodeLaunch(run, text) {
+  const kind = text.charAt(0);
+  const body = text.slice(1);
+  const L = run.limits;
+  if (kind === 'O') {
+    if (Buffer.byteLength(body, 'utf8') > L.maxResultBytes) {
+      return {
+        status: 'limit',
+        code: 'WF_SANDBOX_RESULT_TOO_LARGE',
+        message: `the result is larger than ${L.maxResultBytes} bytes`,
+      };
+    }
+    if (!jsonDepthWithin(body, L.maxJsonDepth)) {
+      return {
+        status: 'limit',
+        code: 'WF_SANDBOX_RESULT_TOO_DEEP',
+        message: `the result nests deeper than ${L.maxJsonDepth}`,
+      };
+    }
+    return { status: 'completed', value: body };
+  }
+  if (kind === 'U') return { status: 'completed', value: null };
+  if (kind === 'L') {
+    return {
+      status: 'limit',
+      code: 'WF_SANDBOX_RESULT_TOO_LARGE',
+      message: `the result is larger than ${L.maxResultBytes} bytes`,
+    };
+  }
+  /** @type {{ name?: string, message?: string, code?: string }} */
+  let d = {};
+  try {
+    d = JSON.parse(body);
+  } catch {
+    d = {};
+  }
+  const name = typeof d.name === 'string' ? d.name : 'Error';
+  const message = typeof d.message === 'string' ? d.message : '';
+  if (kind === 'B') {
+    return {
+      status: 'failed',
+      code: 'WF_SANDBOX_RESULT_NOT_JSON',
+      message: `the result cannot cross as JSON: ${name}: ${message}`,
+    };
+  }
+  if (kind === 'E') {
+    if (d.code === '#NO_RUN') return { status: 'failed', code: 'WF_SANDBOX_NO_RUN', message };
+    const engine = classifyEngineError({ name, message });
+    if (engine === 'stack')
+      return { status: 'stack', code: 'WF_SANDBOX_STACK_OVERFLOW', message: `${name}: ${message}` };
+    if (engine === 'memory')
+      return { status: 'memory', code: 'WF_SANDBOX_MEMORY_LIMIT', message: `${name}: ${message}` };
+    const guestCode = typeof d.code === 'string' ? d.code : undefined;
+    return {
+      status: 'failed',
+      code: 'WF_SANDBOX_GUEST_ERROR',
+      message: `${name}: ${message}`,
+      ...(guestCode !== undefined ? { guestCode } : {}),
+    };
+  }
+  return {
+    status: 'failed',
+    code: 'WF_SANDBOX_INTERNAL',
+    message: 'the run produced no readable result',
+  };
+}
+
+/** @param {Run} run */
+function finishKilled(run) {
+  if (run.phase === 'ended') return;
+  const k = run.killed ?? { status: 'failed', code: 'WF_SANDBOX_INTERNAL', message: 'stopped' };
+  endRun(run, k);
+}
+
+/**
+ * @param {Run} run
+ * @param {{ status: string, code: string, message: string, value?: string | null, guestCode?: string }} ending
+ */
+function endRun(run, ending) {
+  if (run.phase === 'ended') return;
+  run.phase = 'ended';
+  if (run.killed === null && ending.status !== 'completed') run.killed = ending;
+  if (run.wallTimer !== null) clearTimeout(run.wallTimer);
+  const held = run.outstanding.size > 0;
+  run.held = held;
+  if (!run.interrupted && run.killed === null) run.sampleMemory();
+  post({ t: 'end', runId: run.id, ...ending, held, stats: run.stats() });
+  // Kill endings with outstanding host calls wait for the host to abort and drain them first.
+  if (!held) tearDown(run);
+}
+
+/** @param {Run} run */
+function tearDown(run) {
+  if (run.tornDown) return;
+  run.tornDown = true;
+  runs.delete(run.id);
+  const entry = run.module;
+  if (entry === null) return;
+  entry.runs.delete(run);
+  if (entry.dead) return;
+  // An interrupt or memory exhaustion inside a builtin can leave the heap in a state where
+  // rt.dispose() aborts the whole module; such runtimes are abandoned and the module retired.
+  const risky =
+    run.interrupted || run.killed?.status === 'memory' || run.killed?.status === 'stack';
+  if (risky) {
+    retireModule(entry);
+    return;
+  }
+  try {
+    for (const d of run.outstanding.values()) d.dispose();
+    run.outstanding.clear();
+    for (const h of run.handles) if (h.alive) h.dispose();
+    run.handles = [];
+    run.ctx?.dispose();
+    run.rt?.dispose();
+  } catch {
+    markDead(entry, null);
+    return;
+  }
+  if (heapBytes(entry) > moduleHighWaterBytes || entry.runCount >= moduleMaxRuns)
+    retireModule(entry);
+}
+
+/**
+ * A host-side exception escaped the engine (V8 stack overflow through WASM frames, or an
+ * Emscripten abort): the module's state is unknown, so every run on it ends and it is dropped.
+ * @param {Run} run
+ * @param {unknown} e
+ */
+function hostFault(run, e) {
+  const entry = run.module;
+  const status = isHostStackOverflow(e) ? 'stack' : 'failed';
+  run.interrupted = true;
+  endRun(run, {
+    status,
+    code: status === 'stack' ? 'WF_SANDBOX_STACK_OVERFLOW' : 'WF_SANDBOX_ENGINE_FAULT',
+    message:
+      status === 'stack'
+        ? 'the engine ran out of native stack'
+        : 'the engine faulted and was replaced',
+  });
+  if (entry !== null) markDead(entry, run);
+}
+
+/**
+ * @param {ModuleEntry} entry
+ * @param {Run | null} culprit
+ */
+function markDead(entry, culprit) {
+  entry.dead = true;
+  retireModule(entry);
+  for (const other of [...entry.runs]) {
+    if (other === culprit) continue;
+    other.interrupted = true;
+    endRun(other, {
+      status: 'failed',
+      code: 'WF_SANDBOX_ENGINE_FAULT',
+      message: 'the engine faulted and was replaced',
+    });
+    entry.runs.delete(other);
+    runs.delete(other.id);
+  }
+}
+
+/**
+ * @param {number} runId
+ * @param {number} callId
+ * @param {string} envelope
+ */
+function settle(runId, callId, envelope) {
+  const run = runs.get(runId);
+  if (run === undefined || run.killed !== null || run.phase === 'ended' || run.ctx === null) return;
+  const deferred = run.outstanding.get(callId);
+  if (deferred === undefined) return;
+  run.outstanding.delete(callId);
+  const ctx = run.ctx;
+  run.beginSlice();
+  try {
+    const h = ctx.newString(envelope);
+    deferred.resolve(h);
+    h.dispose();
+    deferred.dispose();
+  } catch (e) {
+    if (run.killed === null) hostFault(run, e);
+    else finishKilled(run);
+    return;
+  }
+  try {
+    pumpJobs(run);
+  } catch (e) {
+    hostFault(run, e);
+    return;
+  }
+  check(run);
+}
+
+port.on('message', (/** @type {any} */ msg) => {
+  switch (msg.t) {
+    case 'start':
+      void start(msg);
+      break;
+    case 'settle':
+      settle(msg.runId, msg.callId, msg.env);
+      break;
+    case 'close': {
+      const run = runs.get(msg.runId);
+      if (run === undefined || run.phase === 'ended') break;
+      if (msg.reason === 'aborted')
+        run.kill('aborted', 'WF_SANDBOX_ABORTED', 'the run was aborted by its caller');
+      else
+        run.kill(
+          'timeout',
+          'WF_SANDBOX_WALL_TIMEOUT',
+          `the run exceeded its wall-clock limit of ${run.limits.wallMs} ms`,
+        );
+      finishKilled(run);
+      break;
+    }
+    case 'dispose': {
+      const run = runs.get(msg.runId);
+      if (run !== undefined) tearDown(run);
+      post({ t: 'disposed', runId: msg.runId });
+      break;
+    }
+    default:
+      break;
+  }
+});
+
+void getModule().then(
+  () => post({ t: 'ready' }),
+  () => post({ t: 'ready' }),
+);

@@ -1,0 +1,103 @@
+// Public types of @wf/sandbox (DESIGN.md section 6, contract 1 of the team brief).
+
+/** What a capability receives besides its JSON input. */
+export interface CapabilityContext {
+  /** Aborted when the run times out, is aborted, or is otherwise stopped while this call is outstanding. */
+  readonly signal: AbortSignal;
+  /** 1-based sequence number of this host call within the run. */
+  readonly callId: number;
+  /** Sets the guest's logical clock (`Date.now()`) to take effect when this call's result is delivered. */
+  setNow(epochMs: number): void;
+}
+
+/** An async host function the guest may call with one JSON input. */
+export type Capability = (input: unknown, ctx: CapabilityContext) => unknown | Promise<unknown>;
+
+export interface SandboxLimits {
+  /** Guest heap bound (host-side accounting, sampled while guest code runs). */
+  memoryBytes: number;
+  /** QuickJS stack limit, 256 KiB to 1 MiB. */
+  stackBytes: number;
+  /** Longest uninterrupted synchronous guest slice. */
+  cpuSliceMs: number;
+  /** Wall-clock bound for the whole run, including draining host calls. */
+  wallMs: number;
+  /** Total host calls a run may make. */
+  maxHostCalls: number;
+  /** Host calls a run may have in flight at once. */
+  maxOutstandingCalls: number;
+  /** Largest capability input (UTF-8 bytes of its JSON). */
+  maxArgBytes: number;
+  /** Largest final result, and largest capability result delivered into the guest. */
+  maxResultBytes: number;
+  /** Deepest array/object nesting of any JSON crossing. */
+  maxJsonDepth: number;
+  /** How long outstanding capability calls get to settle after their signal is aborted. */
+  abortGraceMs: number;
+}
+
+export interface SandboxOptions {
+  /** Worker threads kept warm (default: the number of cores). */
+  poolSize?: number;
+  /** Defaults for every run; a request's `limits` override them. */
+  limits?: Partial<SandboxLimits>;
+  /** Retire a WASM module once its linear memory exceeds this (default 256 MiB). */
+  moduleHighWaterBytes?: number;
+  /** Retire a WASM module after this many runs (default 2000). */
+  moduleMaxRuns?: number;
+}
+
+export interface SandboxRequest {
+  /** The guest program, defining `async function run(api, args)`. */
+  source: string;
+  /** JSON arguments (cloned; `__proto__`/`constructor`/`prototype` keys dropped). */
+  args?: unknown;
+  capabilities: Record<string, Capability>;
+  /** Trusted guest JS: the source of a function expression called as `prelude(caps, meta)`. */
+  prelude?: string;
+  limits?: Partial<SandboxLimits>;
+  /** Math.random seed (a safe non-negative integer); default: random, reported in stats. */
+  seed?: number;
+  /** Epoch ms the logical clock starts at; default: now. */
+  startTime?: number;
+  signal?: AbortSignal;
+}
+
+export interface SandboxStats {
+  elapsedMs: number;
+  /** Time spent executing guest code (synchronous slices). */
+  cpuMs: number;
+  /** Host calls accepted. */
+  hostCalls: number;
+  /** Highest sampled guest heap usage in bytes. */
+  peakMemoryBytes: number;
+  seed: number;
+  startTime: number;
+  workerId: string;
+  moduleId: string;
+}
+
+export type SandboxFailureStatus =
+  | 'failed'
+  | 'timeout'
+  | 'memory'
+  | 'stack'
+  | 'deadlock'
+  | 'aborted'
+  | 'limit';
+
+export interface SandboxOutcomeError {
+  code: string;
+  message: string;
+  /** The `code` string of the guest's thrown error, when it had one (guest data: never trust it). */
+  guestCode?: string;
+}
+
+export type SandboxOutcome =
+  | { status: 'completed'; value: unknown; stats: SandboxStats }
+  | { status: SandboxFailureStatus; error: SandboxOutcomeError; stats: SandboxStats };
+
+export interface Sandbox {
+  run(request: SandboxRequest): Promise<SandboxOutcome>;
+  close(): Promise<void>;
+}
