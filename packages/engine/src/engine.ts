@@ -11,6 +11,7 @@ import {
   validateArgs,
   type WorkflowManifest,
 } from '@wf/bridge';
+import { checkWorkflowSource } from '@wf/source-contract';
 import { EngineError } from './errors.js';
 import { createEventLog, type EventLog } from './internal/event-log.js';
 import { createHostApi } from './internal/host-api.js';
@@ -77,15 +78,11 @@ export function createEngine(options: EngineOptions): Engine {
     return ownSandbox;
   };
 
+  // Invariant 4: the static contract is defence in depth; the sandbox still contains everything.
   const checkSource = async (source: string) => {
     if (options.checkSource === false) return { ok: true as const };
     if (options.checkSource) return options.checkSource(source);
-    const m = (await import('@wf/source-contract')) as unknown as {
-      checkWorkflowSource?: (
-        s: string,
-      ) => ReturnType<NonNullable<typeof options.checkSource & object>>;
-    };
-    return m.checkWorkflowSource ? m.checkWorkflowSource(source) : { ok: true as const };
+    return checkWorkflowSource(source);
   };
 
   const begin = (prepared: Prepared): RunHandle => {

@@ -1,0 +1,92 @@
+// Crash and resume: a child process runs a workflow with a file-backed recorder and is killed
+// with SIGKILL mid-way; the run is resumed from its journal in this process. Completed children
+// are not re-run and the result equals an uninterrupted run with the same seed.
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createSandbox, type Sandbox } from '@wf/sandbox';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createEngine, createSimulatedAgents } from '../src/index.js';
+import { createFileRecorder } from './fixtures/file-recorder.js';
+import { REVIEW_ARGS, REVIEW_MANIFEST, REVIEW_SOURCE } from './fixtures/review-flow.js';
+import { runToEnd } from './helpers.js';
+
+let sandbox: Sandbox;
+let root: string;
+beforeAll(async () => {
+  sandbox = await createSandbox({ poolSize: 1 });
+  root = await mkdtemp(join(tmpdir(), 'wf-engine-crash-'));
+});
+afterAll(async () => {
+  await sandbox.close();
+  await rm(root, { recursive: true, force: true });
+});
+
+const child = fileURLToPath(new URL('./fixtures/crash-child.ts', import.meta.url));
+const engineDir = fileURLToPath(new URL('..', import.meta.url));
+
+it('a SIGKILLed run resumes from its journal with the uninterrupted result', async () => {
+  const recorder = createFileRecorder(root);
+  const runId = 'run-crashed';
+  const proc = spawn(
+    process.execPath,
+    ['--import', 'tsx', '--conditions=@wf/source', child, root, runId],
+    {
+      cwd: engineDir,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let stdout = '';
+  let stderr = '';
+  proc.stdout.on('data', (d) => {
+    stdout += String(d);
+  });
+  proc.stderr.on('data', (d) => {
+    stderr += String(d);
+  });
+  const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+    proc.on('exit', (_code, signal) => resolve(signal)),
+  );
+  // Kill once some (not all) children have been journaled: 1 phase + 6 reviews land first.
+  const deadline = Date.now() + 40_000;
+  while (recorder.journalLines(runId) < 9) {
+    if (Date.now() > deadline || proc.exitCode !== null) {
+      throw new Error(`child did not progress: ${stdout} ${stderr}`);
+    }
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  proc.kill('SIGKILL');
+  expect(await exited).toBe('SIGKILL');
+  expect(stdout).not.toContain('finished');
+
+  const loaded = await recorder.load?.(runId);
+  const journal = loaded?.journal ?? [];
+  const journaledChildren = journal
+    .filter((e) => e.outcome.ok && (e.method === 'runAgent' || e.method === 'wait'))
+    .map((e) => (e.outcome as { value: { value: { name: string } } }).value.value.name);
+  expect(journaledChildren.length).toBeGreaterThanOrEqual(6);
+
+  const agents = createSimulatedAgents({ seed: 3 });
+  const engine = createEngine({ agents, sandbox, recorder });
+  const handle = await engine.resume(runId);
+  const done = await handle.done;
+  expect(done.error).toBeUndefined();
+  expect(done.status).toBe('completed');
+  const rerun = agents.requests().map((r) => r.name);
+  for (const name of journaledChildren) expect(rerun).not.toContain(name);
+  expect(done.cost.cacheHits).toBe(journaledChildren.length);
+
+  const reference = await runToEnd(
+    createEngine({ agents: createSimulatedAgents({ seed: 3 }), sandbox }),
+    {
+      workflow: { manifest: REVIEW_MANIFEST, source: REVIEW_SOURCE },
+      args: REVIEW_ARGS,
+      trust: 'capability-generated',
+      seed: 42,
+      startTime: 1_700_000_000_000,
+    },
+  );
+  expect(done.result).toEqual(reference.done.result);
+}, 60_000);

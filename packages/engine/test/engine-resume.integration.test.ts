@@ -1,0 +1,127 @@
+// Journal and resume through the real sandbox: a run cut off mid-way resumes from its journal,
+// answers journaled calls without re-running their children, and ends with the result an
+// uninterrupted run gives. A changed source diverges with a clear error.
+import { createSandbox, type Sandbox } from '@wf/sandbox';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createEngine,
+  createMemoryRecorder,
+  createSimulatedAgents,
+  type JournalEntry,
+  type RunRecorder,
+} from '../src/index.js';
+import { REVIEW_ARGS, REVIEW_MANIFEST, REVIEW_SOURCE } from './fixtures/review-flow.js';
+import { byType, runToEnd } from './helpers.js';
+
+let sandbox: Sandbox;
+beforeAll(async () => {
+  sandbox = await createSandbox({ poolSize: 1 });
+});
+afterAll(async () => {
+  await sandbox.close();
+});
+
+const start = (runId?: string) => ({
+  workflow: { manifest: REVIEW_MANIFEST, source: REVIEW_SOURCE },
+  args: REVIEW_ARGS,
+  trust: 'capability-generated' as const,
+  seed: 42,
+  startTime: 1_700_000_000_000,
+  ...(runId ? { runId } : {}),
+});
+
+/** A recorder that stops persisting the journal after `keep` entries, as if the host died there. */
+function cutAfter(keep: number) {
+  const inner = createMemoryRecorder();
+  let kept = 0;
+  const recorder: RunRecorder = {
+    ...inner,
+    journal(runId: string, entry: JournalEntry) {
+      if (kept < keep) inner.journal(runId, entry);
+      kept += 1;
+    },
+  };
+  return { recorder, inner };
+}
+
+describe('journal and resume', () => {
+  it.each([3, 7, 12])(
+    'resumes a run cut after %i journal entries without re-running journaled children, with the uninterrupted result',
+    async (cut) => {
+      const reference = await runToEnd(
+        createEngine({ agents: createSimulatedAgents({ seed: 3 }), sandbox }),
+        start(),
+      );
+      expect(reference.done.status).toBe('completed');
+
+      const { recorder, inner } = cutAfter(cut);
+      const first = createEngine({ agents: createSimulatedAgents({ seed: 3 }), sandbox, recorder });
+      const original = await runToEnd(first, start(`run-cut-${cut}`));
+      expect(original.done.status).toBe('completed');
+      const journal = inner.get(`run-cut-${cut}`)?.journal ?? [];
+      expect(journal).toHaveLength(cut);
+      const journaledChildren = journal
+        .filter((e) => e.outcome.ok && (e.method === 'runAgent' || e.method === 'wait'))
+        .map((e) => (e.outcome as { value: { value: { name: string } } }).value.value.name);
+      expect(journaledChildren.length).toBeGreaterThan(0);
+
+      const agents = createSimulatedAgents({ seed: 3 });
+      const resumer = createEngine({ agents, sandbox, recorder: inner });
+      const handle = await resumer.resume(`run-cut-${cut}`);
+      const events: string[] = [];
+      for await (const e of handle.events) events.push(e.type);
+      const done = await handle.done;
+      expect(done.error).toBeUndefined();
+      expect(done.status).toBe('completed');
+      expect(done.result).toEqual(reference.done.result);
+      const rerun = agents.requests().map((r) => r.name);
+      for (const name of journaledChildren) expect(rerun).not.toContain(name);
+      expect(done.cost.cacheHits).toBe(journaledChildren.length);
+      expect(events.filter((t) => t === 'cache-hit')).toHaveLength(journaledChildren.length);
+      const resumed = inner.get(handle.runId);
+      expect(resumed?.start.resumedFromRunId).toBe(`run-cut-${cut}`);
+      // the new run's journal is complete: the replayed entries, then the live ones
+      expect(resumed?.journal.slice(0, cut).map((e) => e.seq)).toEqual(journal.map((e) => e.seq));
+      expect(resumed?.journal.map((e) => e.settleSeq)).toEqual(
+        resumed?.journal.map((_, i) => i + 1),
+      );
+    },
+  );
+
+  it('a resumed run whose source changed stops replay with a clear divergence error', async () => {
+    const recorder = createMemoryRecorder();
+    const engine = createEngine({ agents: createSimulatedAgents(), sandbox, recorder });
+    const first = await runToEnd(engine, start('run-src'));
+    expect(first.done.status).toBe('completed');
+    // tamper with the recorded source: the first review prompt changes
+    const rec = recorder.get('run-src');
+    if (!rec) throw new Error('no record');
+    (rec.start as { source: string }).source = REVIEW_SOURCE.replace(
+      "'Review the '",
+      "'Inspect the '",
+    );
+    const handle = await engine.resume('run-src');
+    const done = await handle.done;
+    expect(done.status).toBe('failed');
+    expect(done.error?.code).toBe('WF_ENGINE_REPLAY_DIVERGED');
+    expect(done.error?.message).toMatch(/diverged at call #\d+/);
+    expect(done.error?.message).toContain('Inspect the');
+  });
+
+  it('refuses to resume unknown and trusted-local runs', async () => {
+    const recorder = createMemoryRecorder();
+    const engine = createEngine({ agents: createSimulatedAgents(), sandbox, recorder });
+    await expect(engine.resume('run-nope')).rejects.toMatchObject({
+      code: 'WF_ENGINE_RESUME_UNAVAILABLE',
+    });
+    const local = await runToEnd(engine, {
+      workflow: { manifest: REVIEW_MANIFEST, run: async () => 1 },
+      args: REVIEW_ARGS,
+      trust: 'trusted-local',
+    });
+    await expect(engine.resume(local.runId)).rejects.toMatchObject({
+      code: 'WF_ENGINE_RESUME_UNAVAILABLE',
+    });
+    expect(byType(local.events, 'workflow-completed')).toHaveLength(1);
+  });
+});
