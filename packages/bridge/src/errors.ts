@@ -49,3 +49,19 @@ export class BridgeError extends Error {
     );
   }
 }
+
+/**
+ * A BridgeError for a refused document or call, for callers that must throw (a CLI, a preflight):
+ * the message lists the first issues (`invalid args: args.scopes[2] must be ...; ...`), `issues`
+ * keeps all of them.
+ */
+export function bridgeErrorFromIssues(
+  code: BridgeErrorCode,
+  subject: string,
+  issues: readonly BridgeErrorIssue[],
+): BridgeError {
+  const shown = issues.slice(0, 3).map((i) => i.message);
+  const more = issues.length > shown.length ? ` (and ${issues.length - shown.length} more)` : '';
+  const detail = shown.length > 0 ? shown.join('; ') : 'no details';
+  return new BridgeError(code, `invalid ${subject}: ${detail}${more}`, { issues });
+}

@@ -27,7 +27,7 @@ export {
   WORKFLOW_NAME_PATTERN,
 } from './constants.js';
 export type { BridgeErrorCode, BridgeErrorIssue } from './errors.js';
-export { BRIDGE_ERROR_CODES, BridgeError } from './errors.js';
+export { BRIDGE_ERROR_CODES, BridgeError, bridgeErrorFromIssues } from './errors.js';
 export type {
   InputArraySchema,
   InputObjectSchema,
