@@ -176,18 +176,27 @@ export async function openChildDir(
   options: { readonly create: boolean; readonly codes: ErrorCodes },
 ): Promise<SafeDir | undefined> {
   const shown = join(parent.path, name);
-  if (options.create) {
-    try {
-      await fsp.mkdir(parent.at(name), { mode: 0o755 });
-    } catch (error) {
-      if (errno(error) !== 'EEXIST') throw ioError(options.codes, `creating ${shown}`, error);
+  // With create, a directory removed between our mkdir and open is retried a few times; one that
+  // keeps disappearing is somebody racing us.
+  for (let attempt = 0; attempt < (options.create ? 5 : 1); attempt++) {
+    if (options.create) {
+      try {
+        await fsp.mkdir(parent.at(name), { mode: 0o755 });
+      } catch (error) {
+        if (errno(error) !== 'EEXIST') throw ioError(options.codes, `creating ${shown}`, error);
+      }
     }
+    const handle = await openDirNoFollow(parent.at(name), shown, options.codes);
+    if (!handle) continue;
+    const dir = new OpenDir(shown, handle);
+    if (testHook) await testHook('dir-opened', shown);
+    return dir;
   }
-  const handle = await openDirNoFollow(parent.at(name), shown, options.codes);
-  if (!handle) return undefined;
-  const dir = new OpenDir(shown, handle);
-  if (testHook) await testHook('dir-opened', shown);
-  return dir;
+  if (!options.create) return undefined;
+  throw new CatalogFsError(
+    options.codes.unsafe,
+    `${shown} kept disappearing while it was opened; refusing to use it`,
+  );
 }
 
 /** Runs `body` with a directory that is closed afterwards. */
