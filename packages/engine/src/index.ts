@@ -36,6 +36,8 @@ export type {
   SimulatedResponse,
 } from './simulated-agents.js';
 export { createSimulatedAgents, sampleFromSchema } from './simulated-agents.js';
+export type { SmokeOptions, SmokeResult } from './smoke.js';
+export { smokeRun } from './smoke.js';
 export type {
   Engine,
   EngineLimits,
