@@ -90,6 +90,6 @@ it('imports an edited .mjs afresh under plain Node; .ts on Node 20 fails with a 
     expect(out.a).toMatchObject({ error: { code: 'WF_CATALOG_IMPORT_FAILED' } });
     expect(typeof out.a === 'object' && out.a.error?.message).toMatch(/cannot import \.ts files/);
   } else {
-    expect((out as { b: unknown }).b).toBe('edited');
+    expect(out.b).toBe('edited');
   }
 });
