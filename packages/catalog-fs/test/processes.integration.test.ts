@@ -84,6 +84,7 @@ it('imports an edited .mjs afresh under plain Node; .ts on Node 20 fails with a 
   await tsChild.exited;
   const out = JSON.parse(tsChild.stdout()) as {
     a: { error?: { code: string; message: string } } | string;
+    b: unknown;
   };
   const major = Number(process.versions.node.split('.')[0]);
   if (major < 22) {
