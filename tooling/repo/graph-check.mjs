@@ -96,7 +96,7 @@ for (const w of all) {
   const allowed = isPrivateGroup ? null : new Set(ALLOWED[name]);
 
   for (const d of [...deps, ...devDeps]) {
-    const spec = (w.pkg.dependencies ?? {})[d] ?? (w.pkg.devDependencies ?? {})[d];
+    const spec = w.pkg.dependencies?.[d] ?? w.pkg.devDependencies?.[d];
     if (spec !== 'workspace:^')
       fail(where, `internal dependency ${d} must be "workspace:^" (is "${spec}")`);
   }
