@@ -5,7 +5,7 @@ import { describeValue, type ValidationIssue } from './internal/issues.js';
 import type { JsonValue } from './internal/json.js';
 import { checkDocument } from './internal/run-schema.js';
 import { exactObject, got, objectLike } from './internal/schema-kit.js';
-import type { WorkflowManifest } from './manifest.js';
+import { isParsedManifest, parseManifest, type WorkflowManifest } from './manifest.js';
 
 export type ValidateArgsResult =
   | { ok: true; args: JsonValue }
@@ -93,10 +93,19 @@ function build(schema: InputSchema): v.GenericSchema {
  * Checks args for a run of `manifest`. Args must always be plain JSON (finite numbers, no -0, no
  * cycles, plain objects and arrays only, depth-capped, no `__proto__`/`constructor`/`prototype`
  * keys); with an `inputSchema` they must also match it. Missing args are `{}` for an object schema
- * and `null` otherwise. Returns a fresh copy.
+ * and `null` otherwise. A manifest that did not come from `parseManifest`/`parseCapsule` is
+ * read first, and its issues (`manifest.*`) are returned if it is malformed. Returns a fresh copy.
  */
 export function validateArgs(manifest: WorkflowManifest, args: unknown): ValidateArgsResult {
-  const schema = manifest.inputSchema;
+  // A manifest built by hand (trusted-local workflows, tests) is read first: its schema is
+  // compiled only once it is known to be well-formed, so a bad one is reported, never thrown.
+  let checked = manifest;
+  if (!isParsedManifest(manifest)) {
+    const read = parseManifest(manifest);
+    if (!read.ok) return read;
+    checked = read.manifest;
+  }
+  const schema = checked.inputSchema;
   const given = args === undefined ? (schema?.type === 'object' ? {} : null) : args;
   const result = checkDocument(schema === undefined ? v.unknown() : compile(schema), given, {
     root: 'args',

@@ -18,6 +18,7 @@ import {
   deepFreeze,
   type ManifestLimits,
   manifestSchemaFor,
+  markParsed,
   type WorkflowManifest,
 } from './manifest.js';
 
@@ -151,7 +152,9 @@ export function parseCapsule(json: unknown, options: ParseCapsuleOptions = {}): 
     options.limits === undefined ? defaultCapsuleSchema : buildCapsuleSchema(options.limits);
   const result = checkDocument(schema, json, { root: '', rootLabel: 'capsule' });
   if (!result.ok) return result;
-  return { ok: true, capsule: deepFreeze(result.value as WorkflowCapsule) };
+  const capsule = deepFreeze(result.value as WorkflowCapsule);
+  markParsed(capsule.manifest);
+  return { ok: true, capsule };
 }
 
 /** The fields of a capsule an author supplies; format and versions are filled in. */

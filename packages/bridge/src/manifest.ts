@@ -142,7 +142,21 @@ export function parseManifest(
     rootLabel: 'manifest',
   });
   if (!result.ok) return result;
-  return { ok: true, manifest: deepFreeze(result.value) };
+  return { ok: true, manifest: markParsed(deepFreeze(result.value)) };
+}
+
+// Manifests this package produced (deep-frozen, so they cannot have changed since).
+const parsed = new WeakSet<object>();
+
+/** @internal */
+export function markParsed<T extends WorkflowManifest>(manifest: T): T {
+  parsed.add(manifest);
+  return manifest;
+}
+
+/** @internal True for a manifest returned by parseManifest/parseCapsule. */
+export function isParsedManifest(manifest: unknown): manifest is WorkflowManifest {
+  return typeof manifest === 'object' && manifest !== null && parsed.has(manifest);
 }
 
 /** @internal */

@@ -270,3 +270,53 @@ describe('validateArgs without an inputSchema: plain JSON only', () => {
     expect(calls).toBe(0);
   });
 });
+
+describe('validateArgs with a manifest that did not come from parseManifest', () => {
+  const handBuilt = {
+    name: 'hand-built',
+    description: 'Built in code by a trusted-local workflow.',
+    phases: ['one'],
+    readOnly: true,
+    maxAgents: 1,
+    maxConcurrency: 1,
+    patterns: ['tournament'],
+  } as const;
+
+  it('reads it first and applies its schema', () => {
+    const m = {
+      ...handBuilt,
+      inputSchema: { type: 'object', required: ['q'], properties: { q: { type: 'string' } } },
+    } as const;
+    expect(validateArgs(m as unknown as WorkflowManifest, { q: 1 })).toEqual({
+      ok: false,
+      issues: [{ path: 'args.q', message: 'args.q must be a string (got 1)' }],
+    });
+  });
+
+  it('reports a malformed schema instead of throwing', () => {
+    const m = { ...handBuilt, inputSchema: { type: 'array' } };
+    expect(validateArgs(m as unknown as WorkflowManifest, [])).toEqual({
+      ok: false,
+      issues: [
+        { path: 'manifest.inputSchema.items', message: 'manifest.inputSchema.items is required' },
+      ],
+    });
+    expect(validateArgs(null as unknown as WorkflowManifest, {})).toEqual({
+      ok: false,
+      issues: [{ path: 'manifest', message: 'manifest must be an object (got null)' }],
+    });
+  });
+
+  it('sees a later change to a hand-built manifest (nothing stale is cached)', () => {
+    const m: { inputSchema: InputSchema } & Omit<WorkflowManifest, 'inputSchema'> = {
+      ...handBuilt,
+      inputSchema: { type: 'string' },
+    };
+    expect(validateArgs(m, 'x').ok).toBe(true);
+    m.inputSchema = { type: 'integer' };
+    expect(validateArgs(m, 'x')).toEqual({
+      ok: false,
+      issues: [{ path: 'args', message: 'args must be an integer (got "x")' }],
+    });
+  });
+});
