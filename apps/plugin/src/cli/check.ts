@@ -1,0 +1,234 @@
+// `wf check <file...>`: runs the static source contract over workflow sources (.js, .mjs, .cjs)
+// and capsules (.json: the `source` field; full capsule validation is a later verb's job).
+// Prints compiler-style findings, or one JSON document with --json. Exit codes: 0 clean or
+// warnings only, 1 contract errors, 2 usage or I/O errors (a file missing, unreadable, not JSON).
+import { readFile, stat } from 'node:fs/promises';
+import { extname, resolve } from 'node:path';
+import { type CheckProfile, checkWorkflowSource, type Diagnostic } from '@wf/source-contract';
+import type { Command } from 'commander';
+
+/** Larger files are refused before reading; the contract's own cap (512 KiB) is far below. */
+const MAX_FILE_BYTES = 16 * 1024 * 1024;
+const SOURCE_EXTENSIONS = new Set(['.js', '.mjs', '.cjs']);
+
+export interface FileProblem {
+  /** WF_CLI_USAGE: the file cannot be read; WF_CLI_WORKFLOW_INVALID: not a usable capsule. */
+  code: 'WF_CLI_USAGE' | 'WF_CLI_WORKFLOW_INVALID';
+  message: string;
+}
+
+export interface FileReport {
+  file: string;
+  kind: 'source' | 'capsule';
+  ok: boolean;
+  errors: Diagnostic[];
+  warnings: Diagnostic[];
+  /** Present when the file could not be checked at all (exit code 2). */
+  problem?: FileProblem;
+}
+
+export interface CheckReport {
+  files: FileReport[];
+  ok: boolean;
+  exitCode: 0 | 1 | 2;
+}
+
+function ioMessage(file: string, error: unknown): string {
+  const code = (error as { code?: unknown }).code;
+  if (code === 'ENOENT') return `${file}: no such file`;
+  if (code === 'EISDIR') return `${file}: is a directory, not a workflow file`;
+  if (code === 'EACCES' || code === 'EPERM') return `${file}: permission denied`;
+  return `${file}: cannot read (${typeof code === 'string' ? code : 'unknown error'})`;
+}
+
+async function readWorkflowFile(
+  file: string,
+  cwd: string,
+): Promise<
+  { kind: FileReport['kind']; source: string } | { kind: FileReport['kind']; problem: FileProblem }
+> {
+  const ext = extname(file).toLowerCase();
+  const kind: FileReport['kind'] = ext === '.json' ? 'capsule' : 'source';
+  if (ext !== '.json' && !SOURCE_EXTENSIONS.has(ext)) {
+    return {
+      kind,
+      problem: {
+        code: 'WF_CLI_USAGE',
+        message: `${file}: not a workflow file (expected .js source or .workflow.json capsule)`,
+      },
+    };
+  }
+  const path = resolve(cwd, file);
+  let text: string;
+  try {
+    const info = await stat(path);
+    if (info.isDirectory()) throw Object.assign(new Error('directory'), { code: 'EISDIR' });
+    if (info.size > MAX_FILE_BYTES) {
+      return {
+        kind,
+        problem: {
+          code: 'WF_CLI_USAGE',
+          message: `${file}: ${info.size} bytes is larger than the 16 MiB a workflow file may be`,
+        },
+      };
+    }
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    return { kind, problem: { code: 'WF_CLI_USAGE', message: ioMessage(file, error) } };
+  }
+  if (kind === 'source') return { kind, source: text };
+  let capsule: unknown;
+  try {
+    capsule = JSON.parse(text);
+  } catch (error) {
+    const detail = error instanceof Error ? error.message : String(error);
+    return {
+      kind,
+      problem: { code: 'WF_CLI_WORKFLOW_INVALID', message: `${file}: not valid JSON (${detail})` },
+    };
+  }
+  const source =
+    typeof capsule === 'object' && capsule !== null && !Array.isArray(capsule)
+      ? (capsule as { source?: unknown }).source
+      : undefined;
+  if (typeof source !== 'string') {
+    return {
+      kind,
+      problem: {
+        code: 'WF_CLI_WORKFLOW_INVALID',
+        message: `${file}: a capsule needs a string "source" field with the workflow program`,
+      },
+    };
+  }
+  return { kind, source };
+}
+
+export async function checkFiles(
+  files: readonly string[],
+  options: { profile: CheckProfile; cwd: string },
+): Promise<CheckReport> {
+  const reports: FileReport[] = [];
+  for (const file of files) {
+    const read = await readWorkflowFile(file, options.cwd);
+    if ('problem' in read) {
+      reports.push({
+        file,
+        kind: read.kind,
+        ok: false,
+        errors: [],
+        warnings: [],
+        problem: read.problem,
+      });
+      continue;
+    }
+    const result = checkWorkflowSource(read.source, { filename: file, profile: options.profile });
+    reports.push({
+      file,
+      kind: read.kind,
+      ok: result.ok,
+      errors: result.ok ? [] : result.errors,
+      warnings: result.warnings,
+    });
+  }
+  const exitCode = reports.some((r) => r.problem) ? 2 : reports.some((r) => !r.ok) ? 1 : 0;
+  return { files: reports, ok: exitCode === 0, exitCode };
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
+/** Human output: `file:line:col  CODE  message`, the hint indented below, then a summary. */
+export function formatReport(report: CheckReport): string {
+  const out: string[] = [];
+  for (const f of report.files) {
+    if (f.problem) continue; // printed on stderr by problemLines
+    // Capsule positions are inside the JSON string "source", so say so.
+    const where = f.kind === 'capsule' ? `${f.file}#source` : f.file;
+    const findings = [...f.errors, ...f.warnings].sort(
+      (a, b) => a.line - b.line || a.column - b.column,
+    );
+    for (const d of findings) {
+      out.push(
+        `${where}:${d.line}:${d.column}  ${d.code}  ${d.severity === 'warning' ? 'warning: ' : ''}${d.message}`,
+      );
+      out.push(`    hint: ${d.hint}`);
+    }
+    if (findings.length === 0) out.push(`${f.file}: ok`);
+  }
+  const errors = report.files.reduce((n, f) => n + f.errors.length, 0);
+  const warnings = report.files.reduce((n, f) => n + f.warnings.length, 0);
+  const unreadable = report.files.filter((f) => f.problem).length;
+  const failing = report.files.filter((f) => !f.ok && !f.problem).length;
+  const parts = [
+    plural(report.files.length, 'file'),
+    plural(errors, 'error'),
+    plural(warnings, 'warning'),
+  ];
+  const verdict =
+    report.exitCode === 0
+      ? 'ok'
+      : report.exitCode === 1
+        ? `${plural(failing, 'file')} refused`
+        : `${plural(unreadable, 'file')} could not be checked`;
+  out.push('', `${parts.join(', ')}: ${verdict}`);
+  return `${out.join('\n')}\n`;
+}
+
+/** One stderr line per file that could not be checked. */
+export function problemLines(report: CheckReport): string {
+  return report.files
+    .filter((f) => f.problem)
+    .map((f) => `wf check: ${f.problem?.code}: ${f.problem?.message}\n`)
+    .join('');
+}
+
+export function registerCheck(program: Command): void {
+  program
+    .command('check')
+    .description(
+      'check workflow sources (.js) and capsules (.workflow.json) against the source contract',
+    )
+    .argument('<file...>', 'workflow files to check')
+    .option('--json', 'print one JSON document: { files: [{ file, ok, errors, warnings }], ok }')
+    .option(
+      '--profile <profile>',
+      "'default' (lints are warnings) or 'authoring' (lints are errors)",
+      'default',
+    )
+    .addHelpText(
+      'after',
+      '\nExit codes: 0 no errors (warnings allowed), 1 contract errors, 2 usage or input errors.',
+    )
+    .action(async (files: string[], opts: { json?: boolean; profile: string }) => {
+      if (opts.profile !== 'default' && opts.profile !== 'authoring') {
+        const message = `--profile must be 'default' or 'authoring', got '${opts.profile}'`;
+        if (opts.json)
+          process.stdout.write(
+            `${JSON.stringify({ ok: false, error: { code: 'WF_CLI_USAGE', message } }, null, 2)}\n`,
+          );
+        else process.stderr.write(`wf check: ${message}\n`);
+        process.exitCode = 2;
+        return;
+      }
+      const report = await checkFiles(files, { profile: opts.profile, cwd: process.cwd() });
+      if (opts.json) {
+        const doc = {
+          files: report.files.map((f) => ({
+            file: f.file,
+            kind: f.kind,
+            ok: f.ok,
+            errors: f.errors,
+            warnings: f.warnings,
+            ...(f.problem ? { problem: f.problem } : {}),
+          })),
+          ok: report.ok,
+        };
+        process.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
+      } else {
+        process.stderr.write(problemLines(report));
+        process.stdout.write(formatReport(report));
+      }
+      process.exitCode = report.exitCode;
+    });
+}
