@@ -1,0 +1,111 @@
+// Conformance: the run store satisfies the engine's RunRecorder port (checked by the compiler
+// below) and records real engine runs (real sandbox, simulated agents): events on disk equal the
+// events the engine emitted, the snapshot is terminal, and `load()` feeds the engine's resume.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  createEngine,
+  createSimulatedAgents,
+  type Engine,
+  type RunEvent,
+  type RunRecorder,
+} from '@wf/engine';
+import { afterAll, afterEach, beforeEach, expect, it } from 'vitest';
+import { openRunStore, type RunStore } from '../src/index.js';
+import { tempDir } from './helpers/fixtures.js';
+
+const MANIFEST = {
+  name: 'conformance',
+  description: 'Fan out, write an artifact, synthesize.',
+  phases: ['investigate', 'synthesize'],
+  readOnly: true,
+  maxAgents: 6,
+  maxConcurrency: 2,
+  patterns: ['fan-out-and-synthesize'],
+};
+
+const SOURCE = `async function run(wf, args) {
+  const found = await wf.phase('investigate', () =>
+    wf.parallel(args.angles.map((a) => () => wf.runAgent({ name: 'look-' + a, prompt: 'Investigate ' + a, readOnly: true }))));
+  await wf.artifact('findings/raw', { count: found.length });
+  wf.log({ message: 'investigated', data: { n: found.length } });
+  const s = await wf.phase('synthesize', () => wf.synthesize({ inputs: found, rubric: 'merge' }));
+  return { text: s.text, n: found.length, pick: Math.random() };
+}`;
+
+let dir: string;
+let cleanup: () => void;
+let store: RunStore;
+const engines: Engine[] = [];
+
+beforeEach(async () => {
+  ({ dir, cleanup } = tempDir('wf-conformance-'));
+  store = await openRunStore({ project: dir, fsync: 'always' });
+});
+afterEach(async () => {
+  await store.close();
+  cleanup();
+});
+afterAll(async () => {
+  for (const engine of engines) await engine.close();
+});
+
+async function drive(handle: Awaited<ReturnType<Engine['start']>>) {
+  const events: RunEvent[] = [];
+  for await (const e of handle.events) events.push(e);
+  return { events, done: await handle.done };
+}
+
+it('records a real engine run and resumes from what it recorded', async () => {
+  const recorder: RunRecorder = store; // the structural conformance the compiler checks
+  const engine = createEngine({ agents: createSimulatedAgents({ seed: 7 }), recorder });
+  engines.push(engine);
+  const handle = await engine.start({
+    workflow: { manifest: MANIFEST, source: SOURCE },
+    args: { angles: ['a', 'b', 'c'] },
+    trust: 'capability-generated',
+    runId: 'run-conf',
+    seed: 11,
+    startTime: 1_700_000_000_000,
+  });
+  const { events, done } = await drive(handle);
+  expect(done.error).toBeUndefined();
+  expect(done.status).toBe('completed');
+
+  const onDisk = await store.events('run-conf');
+  expect(onDisk.map((e) => [e.seq, e.type])).toEqual(events.map((e) => [e.seq, e.type]));
+  const shown = await store.show('run-conf');
+  expect(shown.ok && shown.run).toMatchObject({
+    active: false,
+    snapshot: {
+      status: 'completed',
+      workflow: 'conformance',
+      eventCount: events.length,
+      artifacts: [{ name: 'findings/raw' }],
+    },
+  });
+  const runDir = join(dir, '.dsh', 'workflow-runs', 'run-conf');
+  expect(readFileSync(join(runDir, 'script.js'), 'utf8')).toBe(SOURCE);
+  const artifactRef = shown.ok ? (shown.run.snapshot?.artifacts[0]?.ref ?? '') : '';
+  expect(JSON.parse(readFileSync(join(runDir, artifactRef), 'utf8'))).toEqual({ count: 3 });
+  const loaded = await store.load('run-conf');
+  expect(loaded?.start).toMatchObject({ runId: 'run-conf', seed: 11, workflow: 'conformance' });
+  expect(loaded?.journal.length).toBeGreaterThan(3);
+
+  // Resume from the disk record on a fresh store and engine: journaled children are answered
+  // from the journal (cache hits), and the result is the same.
+  const reopened = await openRunStore({ project: dir });
+  const agents = createSimulatedAgents({ seed: 7 });
+  const resumer = createEngine({ agents, recorder: reopened });
+  engines.push(resumer);
+  const resumed = await drive(await resumer.resume('run-conf', { runId: 'run-conf-2' }));
+  expect(resumed.done.status).toBe('completed');
+  expect(resumed.done.result).toEqual(done.result);
+  expect(resumed.done.cost.cacheHits).toBeGreaterThan(0);
+  const second = await reopened.show('run-conf-2');
+  expect(second.ok && second.run.snapshot).toMatchObject({
+    status: 'completed',
+    resumedFromRunId: 'run-conf',
+  });
+  await reopened.close();
+});
