@@ -35,21 +35,21 @@ export function createHostApi(caps: Caps, options: HostApiOptions): HostWorkflow
   let lastFailure: TaskFailure | null = null;
   const phases: string[] = [];
 
+  // Inputs are copied by the dispatch's validateCall (which also refuses non-JSON values); results
+  // are fresh or frozen engine objects, so no extra clone is needed on this trusted path.
   const call = async (method: string, input: unknown): Promise<unknown> => {
-    const cloned = cloneJson(input);
     const cap = caps[method];
     if (!cap) throw new Error(`wf.${method} is not available`);
     callId += 1;
-    const ctx: HostCallContext = { signal: options.signal, callId, setNow: () => {} };
-    const p = cap(cloned.ok ? cloned.value : input, ctx);
+    const ctx: HostCallContext = { signal: options.signal, callId, setNow: noop };
+    const p = cap(input, ctx);
     options.track(p);
     const env = (await p) as Envelope;
     if (env.state) {
       spent = env.state.spent;
       reserved = env.state.reserved;
     }
-    const out = cloneJson(env.value);
-    return out.ok ? out.value : env.value;
+    return env.value;
   };
 
   const withPhase = (input: TaskInput): TaskInput => {
@@ -174,6 +174,8 @@ export function createHostApi(caps: Caps, options: HostApiOptions): HostWorkflow
   };
   return Object.freeze(api);
 }
+
+const noop = () => {};
 
 function failureOf(e: unknown, name?: unknown): TaskFailure {
   const x = (typeof e === 'object' && e !== null ? e : {}) as { code?: unknown; message?: unknown };

@@ -73,7 +73,22 @@ export interface RunDeps {
   readonly runNested: (workflow: ResolvedWorkflow, args: unknown, name: string) => Promise<unknown>;
 }
 
-const READ_ONLY_FIELDS = ['provider', 'model', 'maxTokens', 'effort'] as const;
+const AGENT_OPTION_FIELDS = ['provider', 'model', 'maxTokens', 'effort'] as const;
+/** Task fields handed to the provider as they are (the prompt is composed separately). */
+const PASSED_FIELDS = [
+  'phase',
+  'subagentType',
+  'modelHint',
+  'provider',
+  'model',
+  'maxTokens',
+  'effort',
+  'isolation',
+  'evidenceRefs',
+  'verification',
+  'outputSchema',
+  'terseResult',
+] as const;
 const EVIDENCE_PREFIXES = ['file:', 'diff:', 'finding:', 'task_id:'];
 
 export class Run {
@@ -465,7 +480,7 @@ export class Run {
     }
     if (input.isolation === 'worktree' && !caps.worktree)
       throw missing('worktree', 'isolation "worktree"');
-    for (const field of READ_ONLY_FIELDS) {
+    for (const field of AGENT_OPTION_FIELDS) {
       if (input[field] !== undefined && !caps.agentOptions) throw missing('agentOptions', field);
     }
     if (
@@ -496,28 +511,19 @@ export class Run {
     if (input.isolation === 'worktree')
       parts.push('Isolated workspace: you work in a separate git worktree.');
     if (input.terseResult) parts.push('Return only a terse final result.');
-    const optional = <K extends keyof TaskInput>(k: K) =>
-      input[k] !== undefined ? { [k]: input[k] } : {};
-    return {
+    const request: Record<string, unknown> = {
       runId: this.id,
       taskId,
       kind,
       name: input.name,
       prompt: parts.join('\n\n'),
       readOnly,
-      ...optional('phase'),
-      ...optional('subagentType'),
-      ...optional('modelHint'),
-      ...optional('provider'),
-      ...optional('model'),
-      ...optional('maxTokens'),
-      ...optional('effort'),
-      ...optional('isolation'),
-      ...optional('evidenceRefs'),
-      ...optional('verification'),
-      ...optional('outputSchema'),
-      ...optional('terseResult'),
-    } as AgentRequest;
+    };
+    for (const key of PASSED_FIELDS) {
+      const value = input[key];
+      if (value !== undefined) request[key] = value;
+    }
+    return request as unknown as AgentRequest;
   }
 
   private register(request: AgentRequest, input: TaskInput, kind: 'task' | 'synthesis'): Task {
@@ -572,7 +578,11 @@ export class Run {
   // ---------------------------------------------------------------- driving one child
 
   private async drive(task: Task): Promise<void> {
-    const signal = AbortSignal.any([this.abort.signal, task.cancel.signal]);
+    // task.cancel is aborted by stopTask, which halt() runs for every task: one signal per task
+    // (AbortSignal.any would cost a listener on the run signal per child).
+    const signal = task.cancel.signal;
+    if (this.ended)
+      task.cancel.abort(new EngineError('WF_ENGINE_RUN_STOPPED', 'the run has ended'));
     const releases: (() => void)[] = [];
     let allocation = 0;
     const releaseAll = () => {
@@ -835,7 +845,8 @@ export class Run {
     usage = zeroUsage(),
     repaired = false,
   ): TaskResult {
-    return {
+    // Shared by every waiter of the task: frozen at the top so one waiter cannot edit another's view.
+    return Object.freeze({
       taskId: task.taskId,
       name: task.name,
       kind: task.kind,
@@ -859,7 +870,7 @@ export class Run {
         ? { verification: { ok: r.verification.ok, reasons: [...r.verification.reasons] } }
         : {}),
       origin: 'executed',
-    };
+    });
   }
 
   // ---------------------------------------------------------------- replay support
