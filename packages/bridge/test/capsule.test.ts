@@ -247,3 +247,22 @@ describe('createCapsule', () => {
     });
   });
 });
+
+describe('issue cap across both checks', () => {
+  it('counts JSON-walk and schema issues together in one cap', () => {
+    const phases = Array.from({ length: 80 }, () => '');
+    const examples = Array.from({ length: 80 }, () => Number.NaN);
+    const result = parseCapsule({
+      ...minimal,
+      manifest: { ...(minimal.manifest as object), phases },
+      inputs: { description: 'd', examples },
+    });
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.issues).toHaveLength(100);
+    expect(result.issues.filter((i) => i.message.includes('left off'))).toEqual([
+      { path: 'capsule', message: 'capsule: 61 more issues were left off' },
+    ]);
+    expect(result.issues.some((i) => i.path === 'manifest.phases[0]')).toBe(true);
+  });
+});

@@ -41,7 +41,7 @@ export function describeValue(value: unknown): string {
   return `a ${typeof value}`;
 }
 
-/** Converts valibot issues (already carrying our predicate messages) into path-named issues. */
+/** Converts valibot issues (already carrying our predicate messages) into path-named issues (uncapped). */
 export function fromValibot(
   root: string,
   rootLabel: string,
@@ -62,7 +62,7 @@ export function fromValibot(
     seen.add(message);
     out.push({ path, message });
   }
-  return capIssues(out, root || rootLabel);
+  return out;
 }
 
 /** Bounds the issue list so a hostile document cannot produce an unbounded report. */

@@ -1,6 +1,6 @@
 // Plain-JSON check and copy: what may cross into the guest or be stored in a capsule (invariant 1).
 import { DOCUMENT_LIMITS } from '../constants.js';
-import { capIssues, formatPath, type PathKey, type ValidationIssue } from './issues.js';
+import { formatPath, type PathKey, type ValidationIssue } from './issues.js';
 
 /** A JSON value as this package accepts it: plain objects and arrays, finite numbers. */
 export type JsonValue =
@@ -72,9 +72,14 @@ export function checkPlainJson(value: unknown, options: JsonCheckOptions): JsonC
     if (ancestors.has(item)) return fail('must not contain a cycle');
     if (depth >= maxDepth) return fail(`nests deeper than ${maxDepth} levels`);
     ancestors.add(item);
+    const at = path.length;
     try {
       if (Array.isArray(item)) return walkArray(item, depth);
       return walkObject(item, depth);
+    } catch {
+      // A proxy or exotic host object threw while being inspected: report it, never rethrow.
+      path.length = at;
+      return fail('could not be read (inspecting it threw)');
     } finally {
       ancestors.delete(item);
     }
@@ -146,7 +151,7 @@ export function checkPlainJson(value: unknown, options: JsonCheckOptions): JsonC
   if (issues.length > 0) {
     return {
       ok: false,
-      issues: capIssues(issues, options.root || options.rootLabel || ''),
+      issues: issues,
       partial: copy,
     };
   }
