@@ -164,7 +164,7 @@ function failureOf(wf, name) {
   return {
     name,
     taskId: last?.taskId ?? null,
-    reason: last ? \`\${last.code}: \${last.message}\` : 'failed without a reason',
+    reason: last ? \`\${last.error.code}: \${last.error.message}\` : 'failed without a reason',
   };
 }
 
@@ -351,7 +351,7 @@ function failureOf(wf, name) {
   return {
     name,
     taskId: last?.taskId ?? null,
-    reason: last ? \`\${last.code}: \${last.message}\` : 'failed without a reason',
+    reason: last ? \`\${last.error.code}: \${last.error.message}\` : 'failed without a reason',
   };
 }
 
@@ -481,7 +481,7 @@ function failureOf(wf, name) {
   return {
     name,
     taskId: last?.taskId ?? null,
-    reason: last ? \`\${last.code}: \${last.message}\` : 'failed without a reason',
+    reason: last ? \`\${last.error.code}: \${last.error.message}\` : 'failed without a reason',
   };
 }
 
@@ -727,7 +727,7 @@ function failureOf(wf, name) {
   return {
     name,
     taskId: last?.taskId ?? null,
-    reason: last ? \`\${last.code}: \${last.message}\` : 'failed without a reason',
+    reason: last ? \`\${last.error.code}: \${last.error.message}\` : 'failed without a reason',
   };
 }
 
@@ -882,7 +882,7 @@ function failureOf(wf, name) {
   return {
     name,
     taskId: last?.taskId ?? null,
-    reason: last ? \`\${last.code}: \${last.message}\` : 'failed without a reason',
+    reason: last ? \`\${last.error.code}: \${last.error.message}\` : 'failed without a reason',
   };
 }
 
@@ -1024,7 +1024,7 @@ function failureOf(wf, name) {
   return {
     name,
     taskId: last?.taskId ?? null,
-    reason: last ? \`\${last.code}: \${last.message}\` : 'failed without a reason',
+    reason: last ? \`\${last.error.code}: \${last.error.message}\` : 'failed without a reason',
   };
 }
 
@@ -1682,7 +1682,7 @@ function failureOf(wf, name) {
   return {
     name,
     taskId: last?.taskId ?? null,
-    reason: last ? \`\${last.code}: \${last.message}\` : 'failed without a reason',
+    reason: last ? \`\${last.error.code}: \${last.error.message}\` : 'failed without a reason',
   };
 }
 `,
@@ -1901,7 +1901,7 @@ function failureOf(wf, name) {
   return {
     name,
     taskId: last?.taskId ?? null,
-    reason: last ? \`\${last.code}: \${last.message}\` : 'failed without a reason',
+    reason: last ? \`\${last.error.code}: \${last.error.message}\` : 'failed without a reason',
   };
 }
 

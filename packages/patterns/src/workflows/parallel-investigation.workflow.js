@@ -131,7 +131,7 @@ function failureOf(wf, name) {
   return {
     name,
     taskId: last?.taskId ?? null,
-    reason: last ? `${last.code}: ${last.message}` : 'failed without a reason',
+    reason: last ? `${last.error.code}: ${last.error.message}` : 'failed without a reason',
   };
 }
 
