@@ -6,7 +6,6 @@ import { join } from 'node:path';
 import { parseCapsule, PATTERN_IDS, validateArgs } from '@wf/bridge';
 import { checkWorkflowSource } from '@wf/source-contract';
 import { describe, expect, it } from 'vitest';
-// @ts-expect-error: the generator is plain JS without types
 import { readSources, renderSources } from '../scripts/generate-sources.mjs';
 import { BUILT_INS, findShippedWorkflow, PATTERNS, SHIPPED_WORKFLOWS } from '../src/index.js';
 
