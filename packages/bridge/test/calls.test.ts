@@ -2,6 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import {
   CALL_SCHEMAS,
+  createHostDispatch,
+  HOST_CALLS,
   type TaskInput,
   validateCall,
   WF_HOST_CALLS,
@@ -53,6 +55,11 @@ describe('WF_METHODS', () => {
 
   it('has exactly one input schema per host call', () => {
     expect([...WF_HOST_CALLS].sort()).toEqual(Object.keys(CALL_SCHEMAS).sort());
+  });
+
+  it('agrees with the capabilities the host dispatcher builds', () => {
+    expect([...HOST_CALLS].sort()).toEqual([...WF_HOST_CALLS].sort());
+    expect(Object.keys(createHostDispatch({})).sort()).toEqual([...WF_HOST_CALLS].sort());
   });
 });
 
