@@ -342,6 +342,8 @@ export function createEngine(options: EngineOptions): Engine {
             message: `resume diverged: the workflow finished with ${journal.remaining()} journaled calls never issued; the source or args changed since the run was recorded`,
           });
         }
+        // A workflow that failed can no longer observe its children: stop them, then drain.
+        if (!outcome.ok) r.fail(outcome.error);
         // Invariant 3: children spawned and not awaited still finish before the run does.
         await r.quiesce();
       } finally {
