@@ -1,9 +1,13 @@
 // The public surface: result shapes, positions, options, the error class.
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import {
   checkWorkflowSource,
   isSourceContractError,
   SOURCE_CONTRACT_CODES,
+  SOURCE_CONTRACT_ERROR_CODES,
   SourceContractError,
   WF_METHODS,
 } from '../src/index.js';
@@ -114,4 +118,23 @@ describe('the wf method list', () => {
     ]);
     expect(names).toHaveLength(19);
   });
+});
+
+describe('documentation', () => {
+  const docs = join(dirname(fileURLToPath(import.meta.url)), '../../../docs/errors');
+  const readme = readFileSync(
+    join(dirname(fileURLToPath(import.meta.url)), '../README.md'),
+    'utf8',
+  );
+  it.each([...Object.keys(SOURCE_CONTRACT_CODES), ...Object.keys(SOURCE_CONTRACT_ERROR_CODES)])(
+    '%s has a docs/errors page with a Mitigation section, linked from the README',
+    (code) => {
+      const page = join(docs, `${code}.md`);
+      expect(existsSync(page)).toBe(true);
+      const text = readFileSync(page, 'utf8');
+      expect(text.startsWith(`# ${code}\n`)).toBe(true);
+      expect(text).toContain('## Mitigation');
+      expect(readme).toContain(`(../../docs/errors/${code}.md)`);
+    },
+  );
 });

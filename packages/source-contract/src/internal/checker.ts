@@ -29,12 +29,14 @@ type Node = t.Node;
 
 /** A lexical scope. `fn` scopes receive `var` and parameters. Values are the declaring nodes. */
 class Scope {
-  readonly names = new Map<string, Node>();
+  /** Created on the first declaration: most block scopes declare nothing. */
+  names: Map<string, Node> | null = null;
   constructor(
     readonly parent: Scope | null,
     readonly fn: boolean,
   ) {}
   declare(name: string, node: Node): void {
+    this.names ??= new Map();
     if (!this.names.has(name)) this.names.set(name, node);
   }
   varScope(): Scope {
@@ -44,7 +46,7 @@ class Scope {
   }
   resolve(name: string): Node | undefined {
     for (let s: Scope | null = this; s; s = s.parent) {
-      const found = s.names.get(name);
+      const found = s.names?.get(name);
       if (found) return found;
     }
     return undefined;
@@ -1032,7 +1034,7 @@ export class Analyzer {
       );
     }
     // invariant: top-level declarations must not replace the runtime's globals.
-    for (const [name, node] of this.global.names) {
+    for (const [name, node] of this.global.names ?? []) {
       if (FORBIDDEN_GLOBALS.has(name) || KNOWN_GLOBALS.has(name)) {
         this.report(
           C.WF_SOURCE_FORBIDDEN_NAME,

@@ -49,6 +49,14 @@ function isIdentChar(c: number): boolean {
   );
 }
 
+function onlySpaceBetween(source: string, from: number, to: number): boolean {
+  for (let k = from; k < to; k++) {
+    const c = source.charCodeAt(k);
+    if (c !== 32 && c !== 9 && c !== 10 && c !== 13) return false;
+  }
+  return true;
+}
+
 /** UTF-8 byte length, without allocating. */
 export function utf8Length(source: string): number {
   let bytes = 0;
@@ -72,6 +80,8 @@ export function findExcessiveNesting(source: string, maxDepth: number): DepthFin
   let state: State = State.Code;
   let depth = 0;
   let regexAllowed = true;
+  let lastWordStart = 0;
+  let lastWordEnd = -1;
   // Brace depths at which a template substitution `${` was opened.
   const templates: number[] = [];
   const n = source.length;
@@ -92,6 +102,14 @@ export function findExcessiveNesting(source: string, maxDepth: number): DepthFin
             i += 2;
             continue;
           }
+          if (lastWordEnd === i || (lastWordEnd >= 0 && onlySpaceBetween(source, lastWordEnd, i))) {
+            // `/` after a word: a regex only after a keyword like `return`, else a division.
+            const first = source.charCodeAt(lastWordStart);
+            regexAllowed =
+              !(first >= 48 && first <= 57) &&
+              REGEX_AFTER_WORD.has(source.slice(lastWordStart, lastWordEnd));
+          }
+          lastWordEnd = -1;
           if (regexAllowed) {
             state = State.Regex;
             i++;
@@ -124,14 +142,17 @@ export function findExcessiveNesting(source: string, maxDepth: number): DepthFin
             regexAllowed = true;
           }
         } else if (isIdentChar(c)) {
-          const start = i;
+          // Words are only classified (sliced) if a `/` follows them; see above.
+          lastWordStart = i;
           while (i < n && isIdentChar(source.charCodeAt(i))) i++;
-          const first = source.charCodeAt(start);
-          regexAllowed =
-            !(first >= 48 && first <= 57) && REGEX_AFTER_WORD.has(source.slice(start, i));
+          lastWordEnd = i;
+          regexAllowed = false;
           continue;
         } else if (c !== 32 && c !== 9 && c !== 10 && c !== 13) {
           regexAllowed = true;
+          lastWordEnd = -1;
+          i++;
+          continue;
         }
         i++;
         continue;
