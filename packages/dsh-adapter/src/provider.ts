@@ -45,9 +45,9 @@ export const DEFAULT_READ_ONLY_TOOLS: readonly string[] = [
 export const MAX_VERIFICATION_REPAIRS = 2;
 
 export interface TierRoute {
-  readonly provider?: string;
-  readonly model?: string;
-  readonly maxTokens?: number;
+  readonly provider?: string | undefined;
+  readonly model?: string | undefined;
+  readonly maxTokens?: number | undefined;
 }
 
 export interface DshAgentProviderOptions {
@@ -57,16 +57,16 @@ export interface DshAgentProviderOptions {
   /** The agent whose children these are (the tool's calling agent). */
   readonly parent: HostAgent;
   /** Subagent transport (`spawn`, `fork`...); default `spawn`. */
-  readonly transport?: string;
-  readonly readOnlyTools?: readonly string[];
+  readonly transport?: string | undefined;
+  readonly readOnlyTools?: readonly string[] | undefined;
   /** Our own tool names: hidden from every child so a workflow cannot recurse through them. */
-  readonly ownToolNames?: readonly string[];
-  readonly tiers?: Partial<Record<ModelTier, TierRoute>>;
+  readonly ownToolNames?: readonly string[] | undefined;
+  readonly tiers?: { readonly [K in ModelTier]?: TierRoute | undefined } | undefined;
   readonly nativeEvents?: NativeRunEvents | undefined;
   /** Workspace for verification; default the parent session's cwd. */
   readonly cwd?: string | undefined;
   /** Source tag of steering/repair messages. */
-  readonly pluginName?: string;
+  readonly pluginName?: string | undefined;
 }
 
 export interface DshAgentProvider extends AgentProvider {

@@ -1,0 +1,166 @@
+// The `/workflow` command. A human typing it is explicit intent, so named runs are not gated by
+// the approval prompt (trusted-local files still need their own confirmation); free text that is
+// not a subcommand or workflow name becomes a `/workflow create` handoff.
+import type { HostAgent } from '@wf/dsh-adapter';
+import type { CommandInvocation, CommandResult } from './host-context.js';
+import type { Manager } from './manage.js';
+import type { ReviewRunner } from './review.js';
+import type { WorkflowService } from './service.js';
+
+export const COMMAND_HELP = `Usage: /workflow <subcommand>
+  list                                  runnable workflows
+  <name> [JSON args] [--wait]           run a workflow (background unless --wait)
+  create <request>                      have this agent author and run a workflow
+  review [base|sha <hash>] [--wait]     review the git diff with scoped-review
+  runs | show [run] | events [run]      inspect runs (default: latest)
+  pause|resume|stop [run]               control a run (default: the active one)
+  rerun <run|name> [JSON] [--wait]      run again; resume-run <run> replays a recorded run
+  save <run> <name> [project|personal]  save a run's workflow; rename <from> <to>; delete <target>
+  revise <name> <JSON {source, manifest?}>  replace a saved workflow's source
+  prune [--keep N]                      forget old finished runs`;
+
+/** Splits `a b "c d" {"json": 1}` into words; a trailing JSON object/array stays one word. */
+export function splitArgs(raw: string): {
+  words: string[];
+  json?: unknown;
+  flags: Set<string>;
+  keep?: number;
+} {
+  let text = raw.trim();
+  const flags = new Set<string>();
+  let keep: number | undefined;
+  text = text.replace(/--keep\s+(\d+)/, (_m, n: string) => {
+    keep = Number(n);
+    return '';
+  });
+  text = text.replace(/(^|\s)--(wait|force|replace)(?=\s|$)/g, (_m, pre: string, f: string) => {
+    flags.add(f);
+    return pre;
+  });
+  let json: unknown;
+  const brace = text.search(/[[{]/);
+  if (brace >= 0) {
+    try {
+      json = JSON.parse(text.slice(brace));
+      text = text.slice(0, brace);
+    } catch {
+      // not JSON: treat as words
+    }
+  }
+  const words = [...text.matchAll(/"([^"]*)"|(\S+)/g)].map((m) => m[1] ?? m[2] ?? '');
+  return {
+    words,
+    ...(json !== undefined ? { json } : {}),
+    flags,
+    ...(keep !== undefined ? { keep } : {}),
+  };
+}
+
+const ok = (value: unknown): CommandResult => ({
+  kind: 'success',
+  text: typeof value === 'string' ? value : JSON.stringify(value, null, 2),
+});
+const err = (text: string): CommandResult => ({ kind: 'error', text });
+
+export function createCommandHandler(
+  service: WorkflowService,
+  manager: Manager,
+  review: ReviewRunner,
+) {
+  const manage = async (
+    agent: HostAgent,
+    input: Parameters<Manager['manage']>[1],
+    signal: AbortSignal,
+  ) => {
+    const out = await manager.manage(agent, input, signal);
+    return out.ok ? ok(out.value) : err(`${out.code}: ${out.message}`);
+  };
+  return async (inv: CommandInvocation): Promise<CommandResult> => {
+    const { agent, signal } = inv;
+    const raw = inv.rawInput.trim();
+    if (raw === '' || raw === 'help' || raw === '--help') return ok(COMMAND_HELP);
+    const head = raw.split(/\s+/, 1)[0] ?? '';
+    const rest = raw.slice(head.length).trim();
+    const { words, json, flags, keep } = splitArgs(rest);
+    const wait = flags.has('wait');
+    switch (head) {
+      case 'list': {
+        const listing = await service.list(agent);
+        if (listing.entries.length === 0) return ok('No workflows.');
+        return ok(
+          listing.entries
+            .map(
+              (e) =>
+                `${e.name}  [${e.source}${e.valid ? '' : ', invalid'}]${e.description ? `  ${e.description}` : ''}`,
+            )
+            .join('\n'),
+        );
+      }
+      case 'create': {
+        if (!rest) return err('usage: /workflow create <request>');
+        const h = manager.handoff(agent, rest);
+        return h.ok ? ok(`Authoring a workflow for: ${rest}`) : err(h.message);
+      }
+      case 'review':
+        return review.run(agent, words, { wait, signal });
+      case 'runs':
+        return manage(agent, { action: 'list' }, signal);
+      case 'show':
+      case 'events':
+      case 'pause':
+      case 'resume':
+      case 'stop':
+        return manage(agent, { action: head, target: words[0] }, signal);
+      case 'rerun':
+      case 'resume-run':
+        return manage(agent, { action: head, target: words[0], args: json, wait }, signal);
+      case 'save':
+        return manage(
+          agent,
+          {
+            action: 'save',
+            target: words[0],
+            name: words[1],
+            scope: words[2] === 'personal' ? 'personal' : 'project',
+          },
+          signal,
+        );
+      case 'rename':
+        return manage(agent, { action: 'rename', target: words[0], name: words[1] }, signal);
+      case 'delete':
+        return manage(agent, { action: 'delete', target: words[0] }, signal);
+      case 'prune':
+        return manage(agent, { action: 'prune', keep }, signal);
+      case 'revise': {
+        const body = (json ?? {}) as { source?: unknown; manifest?: unknown };
+        return manage(
+          agent,
+          {
+            action: 'revise',
+            target: words[0],
+            ...(typeof body.source === 'string' ? { source: body.source } : {}),
+            ...(body.manifest && typeof body.manifest === 'object'
+              ? { manifest: body.manifest as Record<string, unknown> }
+              : {}),
+          },
+          signal,
+        );
+      }
+      default: {
+        const listing = await service.list(agent);
+        if (!listing.entries.some((e) => e.name === head)) {
+          const h = manager.handoff(agent, raw);
+          return h.ok ? ok(`Authoring a workflow for: ${raw}`) : err(h.message);
+        }
+        const out = await service.start(
+          { name: head, args: json ?? (words.length ? { question: words.join(' ') } : {}), wait },
+          { agent, signal, preApproved: true },
+        );
+        if (!out.ok) return err(`${out.code}: ${out.message}`);
+        return ok(
+          out.reply.status === 'running' ? `Started ${head}: ${out.reply.runId}` : out.reply,
+        );
+      }
+    }
+  };
+}

@@ -1,0 +1,47 @@
+// The Cordis plugin DSH mounts: registers the tools, the /workflow command and the prompt
+// section, all tied to this plugin's fiber; unload stops and awaits every active run.
+import type { WorkflowCapsule } from '@wf/bridge';
+import { ConfigSchema, type PluginConfig } from './config.js';
+import { createCommandHandler, COMMAND_HELP } from './command.js';
+import { optionalServices, type PluginHost } from './host-context.js';
+import { Manager } from './manage.js';
+import { PROMPT_SECTION_NAME, PROMPT_SECTION_ORDER, promptSection } from './prompt.js';
+import { createReviewRunner } from './review.js';
+import { PLUGIN_NAME, WorkflowService } from './service.js';
+import { createTools } from './tools.js';
+import { builtinCapsules } from './builtins.js';
+
+export const name = PLUGIN_NAME;
+/** Only services every DSH profile mounts: an inject that never appears aborts the whole boot. */
+export const inject = ['tools', 'subagents', 'systemPrompt', 'commands'];
+export const Config = ConfigSchema;
+
+export interface AppliedPlugin {
+  readonly service: WorkflowService;
+  readonly manager: Manager;
+}
+
+export function apply(
+  ctx: PluginHost,
+  config: PluginConfig,
+  builtins: () => readonly WorkflowCapsule[] = builtinCapsules,
+): AppliedPlugin {
+  const service = new WorkflowService(ctx, config, () => optionalServices(ctx), builtins);
+  const manager = new Manager(service);
+  const review = createReviewRunner(service);
+  for (const tool of createTools(service, manager)) ctx.tools.register(tool);
+  ctx.systemPrompt.section({
+    name: PROMPT_SECTION_NAME,
+    order: PROMPT_SECTION_ORDER,
+    text: promptSection(config),
+  });
+  ctx.commands.register({
+    name: config.commandName,
+    description: 'Run and manage multi-agent workflows (/workflow help)',
+    input: { hint: COMMAND_HELP.split('\n')[1]?.trim() ?? 'list' },
+    handler: createCommandHandler(service, manager, review),
+  });
+  // Registered last so it runs first on unload (reverse order): runs stop while tools still exist.
+  ctx.effect(() => () => service.dispose(), 'wf-workflows: stop active runs');
+  return { service, manager };
+}

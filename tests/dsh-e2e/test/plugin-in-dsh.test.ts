@@ -1,0 +1,503 @@
+// The @wf plugin inside the real DSH host (0.1.0-rc.8 from npm, headless profile, Node 24 from
+// npm) against a scripted OpenAI-compatible model on 127.0.0.1. Children are real DSH subagents
+// answering from the script. Every scenario shares one DSH_HOME and working directory so the last
+// test can reload every session the suite wrote through the host's own persistence.
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  ensurePluginBuilt,
+  HELPER_PLUGIN,
+  type HostRun,
+  makeSandbox,
+  PLUGIN_ENTRY,
+  runHost,
+  type Sandbox,
+  writePatch,
+} from './helpers/host.js';
+import {
+  type ModelServer,
+  type RequestView,
+  type Script,
+  startModelServer,
+} from './helpers/model-server.js';
+
+let server: ModelServer;
+let sandbox: Sandbox;
+let logFile: string;
+let boots = 0;
+
+beforeAll(async () => {
+  ensurePluginBuilt();
+  server = await startModelServer();
+  sandbox = makeSandbox();
+  logFile = join(sandbox.root, 'helper-log.jsonl');
+}, 120_000);
+
+afterAll(async () => {
+  await server?.close();
+  sandbox?.cleanup();
+});
+
+interface Boot {
+  readonly task: string;
+  readonly script: Script;
+  readonly config?: Record<string, unknown>;
+  readonly env?: Record<string, string>;
+}
+
+/** One headless DSH run with our plugin and the e2e helper mounted. */
+async function boot(b: Boot): Promise<HostRun & { log: Record<string, unknown>[] }> {
+  boots += 1;
+  writeFileSync(logFile, '');
+  server.setScript(b.script);
+  const patch = writePatch(join(sandbox.root, `patch-${boots}.yml`), [
+    { id: 'wf-workflows', name: PLUGIN_ENTRY, ...(b.config ? { config: b.config } : {}) },
+    { id: 'wf-e2e-helper', name: HELPER_PLUGIN },
+  ]);
+  const run = await runHost({
+    sandbox,
+    modelUrl: server.url,
+    task: b.task,
+    patches: [patch],
+    env: { WF_E2E_LOG: logFile, ...b.env },
+  });
+  const log = readFileSync(logFile, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+  return { ...run, log };
+}
+
+/** The JSON a tool returned, as the model saw it. */
+const toolJson = (v: RequestView, i = 0): Record<string, unknown> => {
+  const t = v.toolResults[i]?.text ?? '';
+  try {
+    return JSON.parse(t) as Record<string, unknown>;
+  } catch {
+    return { raw: t };
+  }
+};
+
+/** The parent's final answer echoes every tool result, so stdout carries what the tools returned. */
+const echo = (v: RequestView) => ({
+  text: `RESULTS ${JSON.stringify(v.toolResults.map((t) => t.text))}`,
+});
+const results = (stdout: string): string[] => {
+  const m = /RESULTS (.*)$/m.exec(stdout);
+  return m?.[1] ? (JSON.parse(m[1]) as string[]) : [];
+};
+const parsed = (stdout: string, i = 0): Record<string, unknown> => {
+  const t = results(stdout)[i] ?? '';
+  try {
+    return JSON.parse(t) as Record<string, unknown>;
+  } catch {
+    return { raw: t };
+  }
+};
+
+const FAN_SOURCE = `async function run(wf, args) {
+  const results = await wf.parallel(
+    args.angles.map((a) => () =>
+      wf.runAgent({ name: a, phase: 'fan', prompt: 'CHILD-TASK investigate ' + a, readOnly: true }),
+    ),
+  );
+  return { findings: results.map((r) => (r ? r.finalText : null)) };
+}`;
+const FAN_MANIFEST = {
+  name: 'e2e-fan-out',
+  description: 'Three read-only children, then their findings',
+  phases: ['fan'],
+  readOnly: true,
+  maxAgents: 3,
+  maxConcurrency: 3,
+  patterns: ['fan-out-and-synthesize'],
+};
+
+/** Children answer `finding for <angle>`; the parent runs the given tool calls, one per step. */
+function scenario(
+  marker: string,
+  calls: ((v: RequestView) => { name: string; arguments: unknown })[],
+  child?: Script,
+): Script {
+  return (request, v) => {
+    if (!v.userText.includes(marker)) {
+      if (child) return child(request, v);
+      const m = /CHILD-TASK investigate (\w+)/.exec(v.userText);
+      return m ? { text: `finding for ${m[1]}` } : undefined;
+    }
+    const next = calls[v.toolResults.length];
+    return next ? { toolCalls: [next(v)] } : echo(v);
+  };
+}
+
+const runStoreDir = () => join(sandbox.cwd, '.dsh', 'workflow-runs');
+
+describe('the plugin in the real DSH host', () => {
+  it('mounts: tools visible to the model, prompt section rendered, workflow_list answers', async () => {
+    const run = await boot({
+      task: 'SCENARIO-BOOT list workflows',
+      script: scenario('SCENARIO-BOOT', [() => ({ name: 'workflow_list', arguments: {} })]),
+    });
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const first = server.requests.find((r) => JSON.stringify(r.messages).includes('SCENARIO-BOOT'));
+    const tools = first?.tools?.map((t) => t.function.name) ?? [];
+    expect(tools).toEqual(
+      expect.arrayContaining(['workflow_list', 'run_workflow', 'workflow_manage', 'workflow']),
+    );
+    expect(JSON.stringify(first?.messages[0])).toContain('Secure multi-agent workflows');
+    expect(parsed(run.stdout)).toMatchObject({ truncated: false });
+    expect(Array.isArray(parsed(run.stdout).entries)).toBe(true);
+  });
+
+  let fanRunId = '';
+  it('runs an inline capsule that fans out three real DSH subagents', async () => {
+    const run = await boot({
+      task: 'SCENARIO-FAN run the fan-out',
+      env: { WF_E2E_APPROVAL: 'allowed-once' },
+      script: scenario('SCENARIO-FAN', [
+        () => ({
+          name: 'run_workflow',
+          arguments: {
+            source: FAN_SOURCE,
+            manifest: FAN_MANIFEST,
+            args: { angles: ['alpha', 'beta', 'gamma'] },
+          },
+        }),
+      ]),
+    });
+    expect(run.code).toBe(0);
+    const reply = parsed(run.stdout);
+    expect(reply).toMatchObject({
+      status: 'completed',
+      result: { findings: ['finding for alpha', 'finding for beta', 'finding for gamma'] },
+    });
+    fanRunId = String(reply.runId);
+    // capability-generated: DSH's approval was asked once, with our summary
+    expect(run.log).toEqual([
+      expect.objectContaining({
+        kind: 'approval',
+        toolName: 'run_workflow',
+        reason: expect.stringContaining('e2e-fan-out'),
+      }),
+    ]);
+    // read-only children got the fail-closed allow-list: never bash/write/our tools
+    const childRequests = server.requests.filter((r) => {
+      const text = JSON.stringify(r.messages);
+      return text.includes('CHILD-TASK investigate') && !text.includes('SCENARIO-');
+    });
+    expect(childRequests.length).toBeGreaterThanOrEqual(3);
+    for (const r of childRequests) {
+      const names = (r.tools ?? []).map((t) => t.function.name);
+      expect(names.length).toBeGreaterThan(0);
+      for (const n of names) expect(['read', 'read_image', 'glob', 'grep', 'lsp']).toContain(n);
+      // maxTokens left to the model default (the earlier plugin's fixed ceilings truncated children)
+      expect(r.max_tokens).toBe(server.requests[0]?.max_tokens);
+    }
+    // our run store holds the completed run
+    const snapshot = JSON.parse(readFileSync(join(runStoreDir(), fanRunId, 'run.json'), 'utf8'));
+    expect(snapshot).toMatchObject({
+      runId: fanRunId,
+      workflow: 'e2e-fan-out',
+      status: 'completed',
+      totalSpawned: 3,
+    });
+    expect(snapshot.cost.tokenUsage.totalTokens).toBeGreaterThan(0);
+    expect(existsSync(join(runStoreDir(), fanRunId, 'script.js'))).toBe(true);
+  });
+
+  it('refuses a read-only task before launch on a provider without toolFilter', async () => {
+    const run = await boot({
+      task: 'SCENARIO-NOFILTER',
+      config: { provider: 'nofilter', approvalMode: 'never' },
+      env: { WF_E2E_NOFILTER: '1' },
+      script: scenario('SCENARIO-NOFILTER', [
+        () => ({
+          name: 'run_workflow',
+          arguments: {
+            source: `async function run(wf) {
+  const r = await wf.spawnAgent({ name: 'reader', prompt: 'CHILD-TASK investigate x', readOnly: true });
+  return r;
+}`,
+            manifest: { ...FAN_MANIFEST, name: 'e2e-no-filter' },
+          },
+        }),
+      ]),
+    });
+    expect(run.code).toBe(0);
+    const reply = parsed(run.stdout);
+    expect(reply.status).toBe('failed');
+    expect(JSON.stringify(reply.error)).toMatch(/toolFilter/);
+    expect(run.log.filter((l) => l.kind === 'nofilter-start')).toEqual([]);
+  });
+
+  it('returns a structured-output child value, validated by DSH', async () => {
+    const source = `async function run(wf) {
+  const r = await wf.runAgent({
+    name: 'picker',
+    prompt: 'CHILD-STRUCTURED pick a fruit',
+    readOnly: true,
+    outputSchema: { type: 'object', properties: { word: { type: 'string' }, confidence: { type: 'number' } }, required: ['word', 'confidence'], additionalProperties: false },
+  });
+  return r ? r.structured : null;
+}`;
+    const run = await boot({
+      task: 'SCENARIO-STRUCT',
+      config: { approvalMode: 'never' },
+      script: scenario(
+        'SCENARIO-STRUCT',
+        [
+          () => ({
+            name: 'run_workflow',
+            arguments: { source, manifest: { ...FAN_MANIFEST, name: 'e2e-structured' } },
+          }),
+        ],
+        (_r, v) =>
+          v.userText.includes('CHILD-STRUCTURED') && v.toolNames.includes('structured_output')
+            ? {
+                toolCalls: [
+                  { name: 'structured_output', arguments: { word: 'PINEAPPLE', confidence: 0.9 } },
+                ],
+              }
+            : undefined,
+      ),
+    });
+    expect(run.code).toBe(0);
+    expect(parsed(run.stdout)).toMatchObject({
+      status: 'completed',
+      result: { word: 'PINEAPPLE', confidence: 0.9 },
+    });
+  });
+
+  it('full-access sessions run without an approval prompt; other modes with no answerer are denied', async () => {
+    const call = () => ({
+      name: 'run_workflow',
+      arguments: {
+        source: FAN_SOURCE,
+        manifest: { ...FAN_MANIFEST, name: 'e2e-gate' },
+        args: { angles: ['delta'] },
+      },
+    });
+    const full = await boot({
+      task: 'SCENARIO-FULL',
+      // if we asked, DSH would answer `rejected` (its policy under danger-full-access)
+      env: { DSH_PERMISSION_MODE: 'danger-full-access', WF_E2E_APPROVAL: 'rejected' },
+      script: scenario('SCENARIO-FULL', [call]),
+    });
+    expect(full.code).toBe(0);
+    expect(parsed(full.stdout)).toMatchObject({
+      status: 'completed',
+      result: { findings: ['finding for delta'] },
+    });
+    expect(full.log).toEqual([]);
+
+    const before = server.requests.filter((r) =>
+      JSON.stringify(r.messages).includes('investigate delta'),
+    ).length;
+    const denied = await boot({
+      task: 'SCENARIO-DENIED',
+      script: scenario('SCENARIO-DENIED', [call]),
+    });
+    expect(denied.code).toBe(0);
+    expect(parsed(denied.stdout)).toMatchObject({ status: 'denied' });
+    const after = server.requests.filter((r) =>
+      JSON.stringify(r.messages).includes('investigate delta'),
+    ).length;
+    expect(after).toBe(before); // no child started
+  });
+
+  it('wait:false runs are owned by DSH jobs and finish after the launching step ended', async () => {
+    let runId = '';
+    const run = await boot({
+      task: 'SCENARIO-BG',
+      config: { approvalMode: 'never' },
+      script: scenario(
+        'SCENARIO-BG',
+        [
+          () => ({
+            name: 'run_workflow',
+            arguments: {
+              source: FAN_SOURCE,
+              manifest: { ...FAN_MANIFEST, name: 'e2e-background' },
+              args: { angles: ['slow1', 'slow2'] },
+              wait: false,
+            },
+          }),
+          (v) => {
+            runId = String(toolJson(v, 0).runId);
+            return { name: 'job_list', arguments: {} };
+          },
+          () => ({
+            name: 'workflow_manage',
+            arguments: { action: 'show', target: runId, wait: true },
+          }),
+        ],
+        (_r, v) => {
+          const m = /CHILD-TASK investigate (\w+)/.exec(v.userText);
+          return m ? { text: `finding for ${m[1]}`, delayMs: 400 } : undefined;
+        },
+      ),
+    });
+    expect(run.code).toBe(0);
+    const started = parsed(run.stdout, 0);
+    expect(started).toMatchObject({
+      status: 'running',
+      jobId: expect.stringMatching(/^workflow-/),
+    });
+    expect(results(run.stdout)[1]).toContain(String(started.jobId));
+    expect(parsed(run.stdout, 2)).toMatchObject({
+      runId: started.runId,
+      status: 'completed',
+      result: { findings: ['finding for slow1', 'finding for slow2'] },
+    });
+  });
+
+  it('a hostile inline workflow fails its own run while the host keeps answering', async () => {
+    const spin = `async function run(wf) {
+  let n = 0;
+  for (let i = 0; i >= 0; i++) { n = (n + i) % 7; }
+  return n;
+}`;
+    const run = await boot({
+      task: 'SCENARIO-HOSTILE',
+      config: { approvalMode: 'never' },
+      script: scenario('SCENARIO-HOSTILE', [
+        () => ({
+          name: 'run_workflow',
+          arguments: { source: spin, manifest: { ...FAN_MANIFEST, name: 'e2e-hostile' } },
+        }),
+        () => ({ name: 'workflow_list', arguments: {} }),
+      ]),
+    });
+    expect(run.code).toBe(0);
+    const reply = parsed(run.stdout, 0);
+    expect(reply.status).toBe('failed');
+    expect(reply.error).toMatchObject({ code: expect.stringMatching(/^WF_/) });
+    expect(parsed(run.stdout, 1)).toMatchObject({ truncated: false });
+  });
+
+  it('/workflow subcommands work through ctx.commands.execute', async () => {
+    const lines = [
+      '/workflow help',
+      '/workflow runs',
+      `/workflow show ${fanRunId}`,
+      '/workflow stop',
+      '/workflow list',
+    ];
+    const run = await boot({
+      task: 'SCENARIO-CMD',
+      script: scenario(
+        'SCENARIO-CMD',
+        lines.map((line) => () => ({ name: 'e2e_command', arguments: { line } })),
+      ),
+    });
+    expect(run.code).toBe(0);
+    const out = lines.map(
+      (_l, i) => parsed(run.stdout, i).result as { kind: string; text: string },
+    );
+    expect(out[0]).toMatchObject({
+      kind: 'success',
+      text: expect.stringContaining('Usage: /workflow'),
+    });
+    expect(out[1]?.kind).toBe('success');
+    expect(out[2]).toMatchObject({ kind: 'success', text: expect.stringContaining('e2e-fan-out') });
+    expect(out[3]).toMatchObject({ kind: 'error', text: expect.stringContaining('no active run') });
+    expect(out[4]?.kind).toBe('success');
+  });
+
+  it('trusted-local files run only after a userQuestions confirmation', async () => {
+    const dir = join(sandbox.cwd, '.dsh', 'workflows');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(
+      join(dir, 'local-hello.mjs'),
+      `export const manifest = { name: 'local-hello', description: 'trusted local', phases: ['run'], readOnly: true, maxAgents: 1, maxConcurrency: 1, patterns: ['fan-out-and-synthesize'] };
+export async function run(wf, args) { return { hello: 'from local', args }; }
+`,
+    );
+    const call = () => ({
+      name: 'run_workflow',
+      arguments: { name: 'local-hello', args: { n: 1 } },
+    });
+    const refused = await boot({
+      task: 'SCENARIO-LOCAL-NO',
+      script: scenario('SCENARIO-LOCAL-NO', [call]),
+    });
+    expect(refused.code).toBe(0);
+    expect(results(refused.stdout)[0]).toMatch(
+      /WF_PLUGIN_CONFIRMATION_REQUIRED.*nothing here can answer/,
+    );
+
+    const confirmed = await boot({
+      task: 'SCENARIO-LOCAL-YES',
+      env: { WF_E2E_ANSWER: 'Run', WF_E2E_APPROVAL: 'allowed-once' },
+      script: scenario('SCENARIO-LOCAL-YES', [call]),
+    });
+    expect(confirmed.code).toBe(0);
+    expect(parsed(confirmed.stdout)).toMatchObject({
+      status: 'completed',
+      result: { hello: 'from local', args: { n: 1 } },
+    });
+    expect(confirmed.log[0]).toMatchObject({ kind: 'question' });
+  });
+
+  it('every session the suite wrote loads again in DSH, with balanced native events only', async () => {
+    const run = await boot({
+      task: 'SCENARIO-RESUME',
+      script: scenario('SCENARIO-RESUME', [() => ({ name: 'e2e_sessions', arguments: {} })]),
+    });
+    expect(run.code).toBe(0);
+    const sessions = parsed(run.stdout).sessions as {
+      id: string;
+      ok: boolean;
+      error?: string;
+      workflow: { type: string; data: Record<string, unknown> }[];
+    }[];
+    const stored = readdirSync(join(sandbox.dshHome, 'sessions')).length;
+    expect(stored).toBeGreaterThan(0);
+    expect(sessions.length).toBeGreaterThan(10);
+    for (const s of sessions) expect(s, s.error).toMatchObject({ ok: true });
+
+    const FIELDS: Record<string, string[]> = {
+      'tool-workflow/run-start': ['name', 'runId'],
+      'tool-workflow/agent-start': ['childId', 'label', 'phase', 'runId', 'seq'],
+      'tool-workflow/agent-end': ['outcome', 'runId', 'seq'],
+      'tool-workflow/run-end': ['runId', 'stopReason'],
+    };
+    let runs = 0;
+    for (const s of sessions) {
+      const byRun = new Map<string, { type: string; data: Record<string, unknown> }[]>();
+      for (const e of s.workflow) {
+        const allowed = FIELDS[e.type];
+        expect(allowed, `unexpected event type ${e.type}`).toBeDefined();
+        for (const k of Object.keys(e.data)) expect(allowed).toContain(k);
+        const id = String(e.data.runId);
+        byRun.set(id, [...(byRun.get(id) ?? []), e]);
+      }
+      for (const [, events] of byRun) {
+        runs += 1;
+        expect(events[0]?.type).toBe('tool-workflow/run-start');
+        expect(events.at(-1)?.type).toBe('tool-workflow/run-end');
+        const starts = events
+          .filter((e) => e.type === 'tool-workflow/agent-start')
+          .map((e) => e.data.seq);
+        const ends = events
+          .filter((e) => e.type === 'tool-workflow/agent-end')
+          .map((e) => e.data.seq);
+        expect([...ends].sort()).toEqual([...starts].sort());
+      }
+    }
+    expect(runs).toBeGreaterThanOrEqual(6);
+    const fan = sessions.flatMap((s) => s.workflow).filter((e) => e.data.runId === fanRunId);
+    expect(fan.map((e) => e.type)).toEqual([
+      'tool-workflow/run-start',
+      'tool-workflow/agent-start',
+      'tool-workflow/agent-start',
+      'tool-workflow/agent-start',
+      'tool-workflow/agent-end',
+      'tool-workflow/agent-end',
+      'tool-workflow/agent-end',
+      'tool-workflow/run-end',
+    ]);
+  });
+});
