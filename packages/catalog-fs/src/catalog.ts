@@ -222,6 +222,23 @@ async function inode(path: string): Promise<number | undefined> {
   }
 }
 
+async function mapBounded<T, R>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T) => Promise<R>,
+): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}
+
 async function unlinkQuiet(path: string): Promise<void> {
   await fsp.unlink(path).catch(() => undefined);
 }
@@ -581,41 +598,38 @@ export async function openCatalog(options: CatalogOptions): Promise<Catalog> {
         }
         const names = [...byName.keys()].sort();
         const truncated = names.length > limits.maxCatalogEntries;
-        const entries: CatalogEntry[] = [];
-        for (const name of names.slice(0, limits.maxCatalogEntries)) {
+        const describe = async (name: string): Promise<CatalogEntry | undefined> => {
           const found = byName.get(name)!;
           const root = opened[found.scope]!;
           if (!isWorkflowName(name)) {
-            entries.push(
-              entryFor(found.scope, root, name, found.kind, {
-                code: CatalogFsCode.InvalidName,
-                message: invalidName(name).message,
-              }),
-            );
-          } else if (found.symlink || !found.regular) {
-            entries.push(
-              entryFor(found.scope, root, name, found.kind, {
-                code: CatalogFsCode.UnsafePath,
-                message: `${join(root.path, fileName(name, found.kind))} is ${found.symlink ? 'a symbolic link' : 'not a regular file'}; catalog entries must be regular files`,
-              }),
-            );
-          } else if (found.kind === 'capsule') {
-            const checked = await readCapsule(root, name);
-            if (!checked) continue; // removed while listing
-            entries.push(
-              entryFor(
-                found.scope,
-                root,
-                name,
-                'capsule',
-                checked.ok ? undefined : { code: checked.code, message: checked.message },
-              ),
-            );
-          } else {
-            // invariant 10: trusted-local files are listed, never imported during discovery.
-            entries.push(entryFor(found.scope, root, name, found.kind));
+            return entryFor(found.scope, root, name, found.kind, {
+              code: CatalogFsCode.InvalidName,
+              message: invalidName(name).message,
+            });
           }
-        }
+          if (found.symlink || !found.regular) {
+            return entryFor(found.scope, root, name, found.kind, {
+              code: CatalogFsCode.UnsafePath,
+              message: `${join(root.path, fileName(name, found.kind))} is ${found.symlink ? 'a symbolic link' : 'not a regular file'}; catalog entries must be regular files`,
+            });
+          }
+          if (found.kind === 'capsule') {
+            const checked = await readCapsule(root, name);
+            if (!checked) return undefined; // removed while listing
+            return entryFor(
+              found.scope,
+              root,
+              name,
+              'capsule',
+              checked.ok ? undefined : { code: checked.code, message: checked.message },
+            );
+          }
+          // invariant 10: trusted-local files are listed, never imported during discovery.
+          return entryFor(found.scope, root, name, found.kind);
+        };
+        // Reads overlap (bounded), so a large catalog is not one syscall round-trip per file.
+        const listed = await mapBounded(names.slice(0, limits.maxCatalogEntries), 16, describe);
+        const entries = listed.filter((e): e is CatalogEntry => e !== undefined);
         return { entries, truncated, problems };
       } finally {
         for (const root of Object.values(opened)) await root?.close();
