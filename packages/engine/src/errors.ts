@@ -34,6 +34,8 @@ export const ENGINE_ERROR_CODES = {
   WF_ENGINE_STEER_UNAVAILABLE: 'WF_ENGINE_STEER_UNAVAILABLE',
   /** A child's structured output failed its schema, even after the one repair child. */
   WF_ENGINE_OUTPUT_INVALID: 'WF_ENGINE_OUTPUT_INVALID',
+  /** The synthesis child of `wf.synthesize` failed or was stopped. */
+  WF_ENGINE_SYNTHESIS_FAILED: 'WF_ENGINE_SYNTHESIS_FAILED',
   /** The provider could not launch a child. */
   WF_ENGINE_AGENT_LAUNCH_FAILED: 'WF_ENGINE_AGENT_LAUNCH_FAILED',
   /** `wf.workflow` named a workflow the resolver does not know, or no resolver is configured. */

@@ -322,7 +322,7 @@ export class Run {
         });
         if (result.status === 'failed' || result.status === 'stopped') {
           throw new EngineError(
-            'WF_ENGINE_AGENT_LAUNCH_FAILED',
+            'WF_ENGINE_SYNTHESIS_FAILED',
             `wf.synthesize: the synthesis child ${result.status}${result.error ? `: ${result.error.message}` : ''}`,
             { data: { taskId: task.taskId } },
           );
