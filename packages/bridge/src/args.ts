@@ -110,7 +110,6 @@ export function validateArgs(manifest: WorkflowManifest, args: unknown): Validat
   const result = checkDocument(schema === undefined ? v.unknown() : compile(schema), given, {
     root: 'args',
     rootLabel: 'args',
-    refuseDroppedKeys: true,
   });
   if (!result.ok) return result;
   return { ok: true, args: result.copy };

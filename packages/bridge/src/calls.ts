@@ -179,7 +179,6 @@ export function validateCall(
   const result = checkDocument(schema, input, {
     root: 'input',
     rootLabel: 'input',
-    refuseDroppedKeys: true,
   });
   const prefix = `wf.${method}: `;
   if (!result.ok)

@@ -57,6 +57,17 @@ const objectSchema = v.pipe(
             v.string(),
             v.lazy(() => inputSchemaSchema),
           ),
+          v.rawCheck(({ dataset, addIssue }) => {
+            const value = dataset.value as Record<string, unknown>;
+            for (const key of Object.keys(value)) {
+              // Object schemas read a key with `in`: an inherited name would look present.
+              if (!(key in Object.prototype)) continue;
+              addIssue({
+                message: 'is not allowed as a property name (it names an Object.prototype member)',
+                path: [{ type: 'object', origin: 'key', input: value, key, value: value[key] }],
+              });
+            }
+          }),
         ),
       ),
       required: v.exactOptional(

@@ -227,13 +227,13 @@ describe('validateArgs without an inputSchema: plain JSON only', () => {
       'a __proto__ key',
       JSON.parse('{"__proto__":{"polluted":1}}'),
       'args.__proto__',
-      'is a reserved key (__proto__, constructor and prototype never reach the workflow)',
+      'is a reserved key (__proto__, constructor and prototype are never accepted)',
     ],
     [
       'a constructor key',
       { nested: { constructor: 1 } },
       'args.nested.constructor',
-      'is a reserved key (__proto__, constructor and prototype never reach the workflow)',
+      'is a reserved key (__proto__, constructor and prototype are never accepted)',
     ],
   ])('refuses %s', (_label, value, path, message) => {
     expect(issues(plain, value)).toEqual([{ path, message: `${path} ${message}` }]);

@@ -266,3 +266,65 @@ describe('issue cap across both checks', () => {
     expect(result.issues.some((i) => i.path === 'manifest.phases[0]')).toBe(true);
   });
 });
+
+describe('reserved and inherited key names', () => {
+  it('refuses __proto__, constructor and prototype keys anywhere in a capsule, never drops them', () => {
+    const doc = JSON.parse(
+      JSON.stringify({
+        ...minimal,
+        manifest: { ...(minimal.manifest as object), PROTO: 1 },
+      }).replace('"PROTO"', '"__proto__"'),
+    );
+    expect(Object.hasOwn(doc.manifest, '__proto__')).toBe(true);
+    expect(issues(doc)).toEqual([
+      {
+        path: 'manifest.__proto__',
+        message:
+          'manifest.__proto__ is a reserved key (__proto__, constructor and prototype are never accepted)',
+      },
+    ]);
+    expect(issues({ ...minimal, constructor: 'x' })).toEqual([
+      {
+        path: 'constructor',
+        message:
+          'constructor is a reserved key (__proto__, constructor and prototype are never accepted)',
+      },
+    ]);
+    const schema = { type: 'object', properties: { prototype: { type: 'string' } } };
+    expect(
+      issues({ ...minimal, manifest: { ...(minimal.manifest as object), inputSchema: schema } }),
+    ).toEqual([
+      {
+        path: 'manifest.inputSchema.properties.prototype',
+        message:
+          'manifest.inputSchema.properties.prototype is a reserved key (__proto__, constructor and prototype are never accepted)',
+      },
+    ]);
+  });
+
+  it('refuses input-schema properties named like Object.prototype members', () => {
+    const schema = {
+      type: 'object',
+      properties: { toString: { type: 'string' }, ok: { type: 'string' }, valueOf: { type: 'x' } },
+    };
+    expect(
+      issues({ ...minimal, manifest: { ...(minimal.manifest as object), inputSchema: schema } }),
+    ).toEqual([
+      {
+        path: 'manifest.inputSchema.properties.valueOf.type',
+        message:
+          'manifest.inputSchema.properties.valueOf.type must be one of object, array, string, number, integer, boolean, json (got "x")',
+      },
+      {
+        path: 'manifest.inputSchema.properties.toString',
+        message:
+          'manifest.inputSchema.properties.toString is not allowed as a property name (it names an Object.prototype member)',
+      },
+      {
+        path: 'manifest.inputSchema.properties.valueOf',
+        message:
+          'manifest.inputSchema.properties.valueOf is not allowed as a property name (it names an Object.prototype member)',
+      },
+    ]);
+  });
+});

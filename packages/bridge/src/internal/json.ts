@@ -19,8 +19,6 @@ export interface JsonCheckOptions {
   /** Names the root in messages when `root` is empty (a capsule's paths start at its keys). */
   readonly rootLabel?: string;
   readonly maxDepth?: number;
-  /** Refuse `__proto__`, `constructor`, `prototype` keys (args do; they would be dropped in the guest). */
-  readonly refuseDroppedKeys?: boolean;
 }
 
 export type JsonCheckResult =
@@ -126,8 +124,9 @@ export function checkPlainJson(value: unknown, options: JsonCheckOptions): JsonC
       }
       path.push(key);
       const descriptor = Object.getOwnPropertyDescriptor(item, key)!;
-      if (options.refuseDroppedKeys === true && DROPPED_KEYS.has(key)) {
-        fail('is a reserved key (__proto__, constructor and prototype never reach the workflow)');
+      // Refused everywhere: the sandbox and valibot would both drop them silently.
+      if (DROPPED_KEYS.has(key)) {
+        fail('is a reserved key (__proto__, constructor and prototype are never accepted)');
       } else if (!('value' in descriptor)) {
         fail('must be a data property, not an accessor');
       } else if (descriptor.enumerable !== true) {
