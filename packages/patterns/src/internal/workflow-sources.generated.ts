@@ -1466,6 +1466,7 @@ function mergeFindings(reviews) {
       if (!known.packetIds.includes(report.packetId)) known.packetIds.push(report.packetId);
       if (rankOf(f.severity) < rankOf(known.severity)) {
         known.severity = f.severity;
+        known.title = f.title;
         known.category = f.category;
         known.detail = f.detail;
         known.suggestion = f.suggestion;
