@@ -220,25 +220,30 @@ function isTerminal(status: unknown): status is TerminalRunStatus {
   return TERMINAL_STATUSES.includes(status as TerminalRunStatus);
 }
 
-/** Parses JSON lines: skips a torn last line and corrupt or repeated lines, never throws. */
-function parseLines<T extends { seq: number }>(text: string): T[] {
+/**
+ * Parses JSON lines: skips a torn last line and corrupt or repeated lines, never throws. `key` is
+ * the field that increases line by line (`seq` for events; `settleSeq` for the journal, whose
+ * `seq` is issue order and not monotonic in the file).
+ */
+function parseLines<T>(text: string, key: 'seq' | 'settleSeq'): T[] {
   const out: T[] = [];
-  let lastSeq = 0;
+  let last = 0;
   const end = text.lastIndexOf('\n');
   // Anything after the last newline is a torn write from a crash: ignored, never fatal.
   const whole = end < 0 ? '' : text.slice(0, end);
   for (const line of whole.split('\n')) {
     if (line === '') continue;
-    let value: T;
+    let value: Record<string, unknown>;
     try {
-      value = JSON.parse(line) as T;
+      value = JSON.parse(line) as Record<string, unknown>;
     } catch {
       continue;
     }
-    // A batch retried after a failed write may repeat lines: keep seq strictly increasing.
-    if (typeof value?.seq !== 'number' || value.seq <= lastSeq) continue;
-    lastSeq = value.seq;
-    out.push(value);
+    // A batch retried after a failed write may repeat lines: keep the key strictly increasing.
+    const n = value?.[key];
+    if (typeof n !== 'number' || n <= last) continue;
+    last = n;
+    out.push(value as T);
   }
   return out;
 }
@@ -866,7 +871,10 @@ export async function openRunStore(options: RunStoreOptions): Promise<RunStore> 
           { cause: error },
         );
       }
-      const journal = parseLines<JournalEntryRecord>((await readLog(runId, 'journal.jsonl')) ?? '');
+      const journal = parseLines<JournalEntryRecord>(
+        (await readLog(runId, 'journal.jsonl')) ?? '',
+        'settleSeq',
+      );
       return { start, journal };
     },
 
@@ -907,7 +915,7 @@ export async function openRunStore(options: RunStoreOptions): Promise<RunStore> 
       if (text === undefined)
         throw new CatalogFsError(CatalogFsCode.RunNotFound, `no run ${runId}`);
       const after = eventOptions.after ?? 0;
-      const all = parseLines<RunEventRecord>(text).filter((e) => e.seq > after);
+      const all = parseLines<RunEventRecord>(text, 'seq').filter((e) => e.seq > after);
       return eventOptions.limit === undefined ? all : all.slice(0, eventOptions.limit);
     },
 

@@ -109,6 +109,28 @@ describe('recording a run', () => {
     }
   });
 
+  it('keeps journal entries that settle out of issue order, for resume', async () => {
+    await store.begin(startRecord('run-j'));
+    const entry = (seq: number, settleSeq: number) => ({
+      seq,
+      settleSeq,
+      method: 'runAgent',
+      input: { name: `t${seq}` },
+      outcome: { ok: true as const, value: seq },
+      settledAt: 1000 + settleSeq,
+    });
+    store.journal('run-j', entry(2, 1));
+    store.journal('run-j', entry(1, 2));
+    store.journal('run-j', entry(3, 3));
+    await store.finish('run-j', finishRecord());
+    const loaded = await store.load('run-j');
+    expect(loaded?.journal.map((e) => [e.seq, e.settleSeq])).toEqual([
+      [2, 1],
+      [1, 2],
+      [3, 3],
+    ]);
+  });
+
   it('artifacts are write-once', async () => {
     await store.begin(startRecord('run-3'));
     await store.artifact('run-3', 'a', 1);
