@@ -92,6 +92,8 @@ export function createEngine(options: EngineOptions): Engine {
     let run: Run | undefined;
     let stopRequest: string | undefined;
     const wall = createWallClock(start.limits?.wallMs ?? limits.wallMs);
+    // Aborts a pending approval when the run is stopped during preflight.
+    const preflight = new AbortController();
 
     const done = execute().catch(async (e: unknown) => {
       // A host-side failure (a port threw, the sandbox crashed): stop and drain, then report it.
@@ -128,6 +130,7 @@ export function createEngine(options: EngineOptions): Engine {
       },
       stop(reason = 'stopped by the user') {
         stopRequest ??= reason;
+        preflight.abort();
         run?.stop(reason);
       },
     };
@@ -214,7 +217,7 @@ export function createEngine(options: EngineOptions): Engine {
               trust: start.trust,
               summary: summaryOf(manifest, start.trust),
             },
-            new AbortController().signal,
+            preflight.signal,
           )
           .catch(() => 'unavailable' as const);
         if (decision !== 'allowed') {
@@ -503,6 +506,12 @@ export function createEngine(options: EngineOptions): Engine {
         throw new EngineError(
           'WF_ENGINE_RESUME_UNAVAILABLE',
           `cannot resume ${previousRunId}: the recorder has no load()`,
+        );
+      }
+      if (active.has(previousRunId)) {
+        throw new EngineError(
+          'WF_ENGINE_RESUME_UNAVAILABLE',
+          `cannot resume ${previousRunId}: it is still running on this engine`,
         );
       }
       const loaded = await recorder.load(previousRunId);

@@ -18,6 +18,8 @@ export interface SimulatedResponse {
   readonly delayMs?: number;
   /** `true` or a message: the child ends `failed`. */
   readonly fail?: boolean | string;
+  /** Verification evidence as a provider would report it. */
+  readonly verification?: AgentResult['verification'];
 }
 
 export interface SimulatedAgentsOptions {
@@ -195,6 +197,7 @@ export function createSimulatedAgents(options: SimulatedAgentsOptions = {}): Sim
           text,
           usage,
           ...(structured !== undefined ? { structured } : {}),
+          ...(scripted?.verification ? { verification: scripted.verification } : {}),
         });
       };
       let timer: ReturnType<typeof setTimeout> | undefined;

@@ -502,6 +502,61 @@ describe('trusted-local runs', () => {
     expect(agents.stats().started).toBe(0);
   });
 
+  it('maps provider verification: warn -> completed_unverified, hard -> failed', async () => {
+    const agents = createSimulatedAgents({
+      respond: () => ({ verification: { ok: false, reasons: ['no file changed'] } }),
+    });
+    const engine = createEngine({ agents });
+    const { done } = await runToEnd(
+      engine,
+      local(async (wf) => {
+        const warn = await wf.runAgent({
+          name: 'w',
+          prompt: 'p',
+          verification: { enforcement: 'warn', requiresMutation: true },
+        });
+        const hard = await wf.spawnAgent({
+          name: 'h',
+          prompt: 'p',
+          verification: { enforcement: 'hard', requiresMutation: true },
+        });
+        return {
+          warn: warn?.status,
+          reasons: warn?.verification?.reasons,
+          hard: (await wf.wait(hard.taskId)).status,
+        };
+      }),
+    );
+    expect(done.result).toEqual({
+      warn: 'completed_unverified',
+      reasons: ['no file changed'],
+      hard: 'failed',
+    });
+  });
+
+  it('a pending approval is cancelled by stop, and the run ends without a child', async () => {
+    const agents = createSimulatedAgents();
+    let seen: AbortSignal | undefined;
+    const engine = createEngine({
+      agents,
+      approver: {
+        request: (_r, signal) => {
+          seen = signal;
+          return new Promise((resolve) =>
+            signal.addEventListener('abort', () => resolve('cancelled')),
+          );
+        },
+      },
+    });
+    const handle = await engine.start(local(async (wf) => wf.runAgent({ name: 'x', prompt: 'p' })));
+    await new Promise((r) => setTimeout(r, 10));
+    handle.stop('changed my mind');
+    const done = await handle.done;
+    expect(seen?.aborted).toBe(true);
+    expect(done.status).toBe('denied');
+    expect(agents.stats().started).toBe(0);
+  });
+
   it('a denied approval ends the run denied with no child started', async () => {
     const agents = createSimulatedAgents();
     const engine = createEngine({ agents, approver: { request: async () => 'rejected' } });
