@@ -30,6 +30,8 @@ export interface RunPatternOptions {
   readonly delayMs?: number;
   /** Root for wf.readFile. */
   readonly workspace?: string;
+  /** Engine limits (a deployment tighter than the manifest). */
+  readonly limits?: { readonly maxConcurrency?: number; readonly maxAgents?: number };
 }
 
 export async function runPattern(
@@ -46,6 +48,7 @@ export async function runPattern(
     agents,
     recorder,
     ...(options.workspace ? { workspace: options.workspace } : {}),
+    ...(options.limits ? { limits: options.limits } : {}),
   });
   try {
     const handle = await engine.start({
