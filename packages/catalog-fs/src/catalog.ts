@@ -28,6 +28,7 @@ import {
   openRootDir,
   readRegularFile,
   type SafeDir,
+  step,
   TEMP_PREFIX,
   withDir,
   writeFileAtomic,
@@ -532,6 +533,7 @@ export async function openCatalog(options: CatalogOptions): Promise<Catalog> {
               }
               await archive.sync();
               try {
+                await step('replace-publish');
                 await fsp.rename(root.at(temp), root.at(target));
               } catch (error) {
                 // Rollback: the old version is still live; the archive copy is redundant.
@@ -766,6 +768,7 @@ export async function openCatalog(options: CatalogOptions): Promise<Catalog> {
               await writeFileAtomic(root, intentFile, JSON.stringify(intent), 0o644, CODES);
               intentWritten = true;
               try {
+                await step('rename-publish');
                 await fsp.link(root.at(temp), root.at(toFile));
               } catch (error) {
                 await unlinkQuiet(archive.at(archived));
@@ -849,6 +852,7 @@ export async function openCatalog(options: CatalogOptions): Promise<Catalog> {
               }
               await archive.sync();
               try {
+                await step('delete-unlink');
                 await fsp.unlink(root.at(file));
               } catch (error) {
                 await unlinkQuiet(archive.at(archived));

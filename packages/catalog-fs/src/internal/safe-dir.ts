@@ -34,11 +34,16 @@ export interface SafeDir {
   close(): Promise<void>;
 }
 
-type Hook = (event: 'dir-opened', path: string) => void | Promise<void>;
+type Hook = (event: 'dir-opened' | 'step', path: string) => void | Promise<void>;
 let testHook: Hook | undefined;
 /** Test seam: runs after each directory is opened and verified, before it is used. */
 export function setSafeDirHook(hook: Hook | undefined): void {
   testHook = hook;
+}
+
+/** Test seam: a named point just before a publishing syscall; a hook that throws fails it. */
+export async function step(name: string): Promise<void> {
+  if (testHook) await testHook('step', name);
 }
 
 export function ioError(codes: ErrorCodes, what: string, cause: unknown): CatalogFsError {
