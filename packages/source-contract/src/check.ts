@@ -22,6 +22,9 @@ interface BabelSyntaxError {
   loc?: { line: number; column: number };
 }
 
+/** At most this many errors and this many warnings are returned (the first, by position). */
+export const MAX_DIAGNOSTICS = 100;
+
 const MODULE_REASONS = new Set(['ImportOutsideModule', 'ImportMetaOutsideModule']);
 const UNSUPPORTED_REASONS = new Set([
   'MissingPlugin',
@@ -185,5 +188,8 @@ export function checkWorkflowSource(source: string, options: CheckOptions = {}):
     if (f.lint && profile === 'default') warnings.push(toDiagnostic(f, 'warning'));
     else errors.push(toDiagnostic(f, 'error'));
   }
+  // Bounded output: a hostile source can repeat one finding 100,000 times.
+  if (errors.length > MAX_DIAGNOSTICS) errors.length = MAX_DIAGNOSTICS;
+  if (warnings.length > MAX_DIAGNOSTICS) warnings.length = MAX_DIAGNOSTICS;
   return errors.length > 0 ? { ok: false, errors, warnings } : { ok: true, warnings };
 }

@@ -1,6 +1,6 @@
 // @wf/source-contract: the static contract for untrusted workflow source (defence in depth;
 // the sandbox is the boundary). Read this file and README.md to audit the package.
-export { checkWorkflowSource } from './check.js';
+export { checkWorkflowSource, MAX_DIAGNOSTICS } from './check.js';
 export {
   isSourceContractError,
   SOURCE_CONTRACT_CODES,

@@ -1,6 +1,11 @@
 // Size and nesting caps: checked before parsing, so hostile sizes give diagnostics, not crashes.
 import { describe, expect, it } from 'vitest';
-import { checkWorkflowSource, DEFAULT_MAX_BYTES, DEFAULT_MAX_DEPTH } from '../src/index.js';
+import {
+  checkWorkflowSource,
+  DEFAULT_MAX_BYTES,
+  DEFAULT_MAX_DEPTH,
+  MAX_DIAGNOSTICS,
+} from '../src/index.js';
 import { errorCodes, errorsOf, inRun } from './helpers.js';
 
 describe('size cap', () => {
@@ -98,5 +103,25 @@ describe('nesting cap', () => {
     );
     const sum = Array.from({ length: 1000 }, (_, i) => `v${i}`).join(' + ');
     expect(errorCodes(inRun(`${statements}\n  return ${sum};`))).toEqual([]);
+  });
+});
+
+describe('output bounds', () => {
+  it('returns at most MAX_DIAGNOSTICS errors and warnings, the first ones by position', () => {
+    const source = inRun(
+      `${'wf.runAgent({});\n'.repeat(300)}return [${'args.constructor, '.repeat(300)}];`,
+    );
+    const result = checkWorkflowSource(source);
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.errors).toHaveLength(MAX_DIAGNOSTICS);
+    expect(result.warnings).toHaveLength(MAX_DIAGNOSTICS);
+    expect(result.warnings[0]?.line).toBe(3);
+  });
+
+  it('keeps a regular-expression message short even for a huge pattern', () => {
+    const [d] = errorsOf(inRun(`return /${'('.repeat(50_000)}/;`), { maxBytes: 1e6 });
+    expect(d?.code).toBe('WF_SOURCE_SYNTAX');
+    expect(d?.message.length).toBeLessThan(200);
   });
 });

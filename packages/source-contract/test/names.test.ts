@@ -111,6 +111,30 @@ describe('forbidden host names', () => {
     expect(errors.map((d) => [d.code, d.column])).toEqual([['WF_SOURCE_FORBIDDEN_NAME', 51]]);
   });
 
+  it.each([
+    ['a body var', 'const f = (a = process) => { var process; return a; }; return f;'],
+    [
+      'a body const',
+      'function f(a = process) { const process = 1; return a + process; } return f;',
+    ],
+    ['a body function', 'function f(a = fetch) { function fetch() {} return a; } return f;'],
+  ])(
+    'refuses a parameter default that reads the global despite %s of the same name',
+    (_n, body) => {
+      expect(errorCodes(inRun(body))).toEqual(['WF_SOURCE_FORBIDDEN_NAME']);
+    },
+  );
+
+  it('lets a default read an earlier parameter and the function name', () => {
+    expect(
+      errorCodes(
+        inRun(
+          'const f = function fetch(process, b = process, c = fetch) { return [b, c]; }; return f;',
+        ),
+      ),
+    ).toEqual([]);
+  });
+
   it('resolves block scopes: a let inside a block does not leak out', () => {
     expect(errorCodes(inRun('{ const fetch = 1; } return fetch;'))).toEqual([
       'WF_SOURCE_FORBIDDEN_NAME',

@@ -518,16 +518,19 @@ export class Analyzer {
       | t.ClassPrivateMethod,
     outer: Scope,
   ): void {
-    const scope = new Scope(outer, true);
-    if (node.type === 'FunctionExpression' && node.id) scope.declare(node.id.name, node.id);
-    if (node.type !== 'ArrowFunctionExpression') scope.declare('arguments', node);
+    const params = new Scope(outer, true);
+    if (node.type === 'FunctionExpression' && node.id) params.declare(node.id.name, node.id);
+    if (node.type !== 'ArrowFunctionExpression') params.declare('arguments', node);
+    // The body gets its own var scope: a default value (`a = process`) must not resolve to a
+    // body declaration (`var process`), since at run time it reads the outer binding.
+    const body = new Scope(params, true);
     this.withFrame({ kind: 'function' }, () => {
-      const body = node.body;
-      if (body.type === 'BlockStatement') this.pushAll(body.body, scope);
-      else this.push(body, scope);
+      const block = node.body;
+      if (block.type === 'BlockStatement') this.pushAll(block.body, body);
+      else this.push(block, body);
       for (let i = node.params.length - 1; i >= 0; i--) {
         const param = node.params[i];
-        if (param) this.push(param, scope, MODE_DECL, scope);
+        if (param) this.push(param, params, MODE_DECL, params);
       }
     });
   }
@@ -919,7 +922,11 @@ export class Analyzer {
     try {
       new RegExp(node.pattern, node.flags);
     } catch (error) {
-      const detail = error instanceof Error ? error.message : String(error);
+      // V8 repeats the whole pattern in its message; keep only the reason.
+      const raw = error instanceof Error ? error.message : String(error);
+      const detail = raw
+        .replace(/^Invalid regular expression: \/[\s\S]*\/[a-z]*: /, '')
+        .slice(0, 120);
       this.report(
         C.WF_SOURCE_SYNTAX,
         node,
