@@ -11,6 +11,7 @@ import {
   validateArgs,
   type WorkflowManifest,
 } from '@wf/bridge';
+import { createSandbox } from '@wf/sandbox';
 import { checkWorkflowSource } from '@wf/source-contract';
 import { EngineError } from './errors.js';
 import { createEventLog, type EventLog } from './internal/event-log.js';
@@ -72,9 +73,7 @@ export function createEngine(options: EngineOptions): Engine {
 
   const sandbox = async (): Promise<SandboxLike> => {
     if (options.sandbox) return options.sandbox;
-    ownSandbox ??= import('@wf/sandbox').then((m) =>
-      (m as unknown as { createSandbox(): Promise<SandboxLike> }).createSandbox(),
-    );
+    ownSandbox ??= createSandbox();
     return ownSandbox;
   };
 

@@ -117,6 +117,12 @@ describe('earlier-plugin capsules', () => {
     ).toHaveLength(1);
   });
 
+  it('smokeRun without a sandbox creates and closes its own', async () => {
+    const result = await smokeRun(capsule('triage-and-route'));
+    expect(result.ok).toBe(true);
+    expect(result.done.result).toMatchObject({ acted: expect.any(String) });
+  });
+
   it('smokeRun reports an invalid capsule as problems without running anything', async () => {
     const bad = { ...capsule('triage-and-route'), extra: true };
     const result = await smokeRun(bad, { sandbox });
