@@ -27,6 +27,10 @@ const WORKER_URL = new URL('./internal/worker.js', import.meta.url);
 const WORKER_STACK_MB = 64;
 /** Extra time past wallMs + grace before a silent worker is declared wedged. */
 const WATCHDOG_SLACK_MS = 1500;
+/** How often the main thread looks at each worker's current slice. */
+const SLICE_WATCH_MS = 100;
+/** A slice may overstay cpuSliceMs by this much (interrupt polling is by operation count). */
+const SLICE_GRACE_MS = 500;
 const MAX_ERROR_CHARS = 2000;
 const CODE_PATTERN = /^[A-Z][A-Z0-9_]{2,63}$/;
 const CAPABILITY_NAME = /^[A-Za-z_$][A-Za-z0-9_$]{0,63}$/;
@@ -90,6 +94,8 @@ class PoolWorker {
   readonly worker: Worker;
   readonly runs = new Map<number, Run>();
   readonly ready: Promise<void>;
+  /** [slice start (epoch ms), run id or 0], written by the worker around every guest slice. */
+  readonly slice = new Float64Array(new SharedArrayBuffer(16));
   alive = true;
 
   constructor(
@@ -100,7 +106,7 @@ class PoolWorker {
   ) {
     this.id = id;
     this.worker = new Worker(WORKER_URL, {
-      workerData: { workerId: id, ...options },
+      workerData: { workerId: id, sliceBuffer: this.slice.buffer, ...options },
       resourceLimits: { stackSizeMb: WORKER_STACK_MB },
       stdout: false,
       stderr: false,
@@ -282,8 +288,8 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     }
   }
 
-  /** Terminates a worker that stopped answering; the run that waited on it timed out. */
-  function wedged(w: PoolWorker, culprit: Run): void {
+  /** Terminates a worker that stopped answering; the run that held it timed out. */
+  function wedged(w: PoolWorker, culprit: Run, reason: 'wall' | 'slice' = 'wall'): void {
     if (!w.alive) return;
     w.alive = false;
     replace(w);
@@ -292,11 +298,17 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       finalize(
         run,
         run === culprit
-          ? {
-              status: 'timeout',
-              code: 'WF_SANDBOX_WALL_TIMEOUT',
-              message: 'the run exceeded its wall-clock limit and its worker was replaced',
-            }
+          ? reason === 'slice'
+            ? {
+                status: 'timeout',
+                code: 'WF_SANDBOX_CPU_SLICE',
+                message: `a synchronous guest slice ran longer than ${run.limits.cpuSliceMs} ms and its worker was replaced`,
+              }
+            : {
+                status: 'timeout',
+                code: 'WF_SANDBOX_WALL_TIMEOUT',
+                message: 'the run exceeded its wall-clock limit and its worker was replaced',
+              }
           : {
               status: 'failed',
               code: 'WF_SANDBOX_WORKER_LOST',
@@ -305,6 +317,22 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       );
     }
   }
+
+  // Catches slices that run long between interrupt polls (native builtins, deep error unwinding).
+  const sliceWatch = setInterval(() => {
+    const t = performance.timeOrigin + performance.now();
+    for (const w of [...pool]) {
+      const runId = w.slice[1] ?? 0;
+      if (!w.alive || runId === 0) continue;
+      const run = w.runs.get(runId);
+      if (run === undefined || run.ended) continue;
+      const started = w.slice[0] ?? t;
+      if (t - started > run.limits.cpuSliceMs + Math.max(SLICE_GRACE_MS, run.limits.cpuSliceMs)) {
+        wedged(w, run, 'slice');
+      }
+    }
+  }, SLICE_WATCH_MS);
+  sliceWatch.unref();
 
   function onMessage(w: PoolWorker, raw: unknown): void {
     const msg = raw as { t: string; runId: number };
@@ -567,6 +595,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   async function close(): Promise<void> {
     if (closed) return;
     closed = true;
+    clearInterval(sliceWatch);
     const workers = [...pool];
     pool.length = 0;
     for (const w of workers) {

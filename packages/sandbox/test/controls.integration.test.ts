@@ -122,6 +122,7 @@ describe('memory and stack', () => {
         let v = {}; for (let i = 0; i < 10000; i++) v = { v };
         try { JSON.stringify(v); return "no overflow"; } catch (e) { return e.name; }
       }`,
+      limits: { cpuSliceMs: 5000, wallMs: 8000 },
       capabilities: noCaps,
     });
     expect(o.status).toBe('completed');
@@ -300,6 +301,40 @@ describe('quiescence (invariant 3)', () => {
       capabilities: { never: () => new Promise(() => {}) },
     });
     expect(o.status).toBe('timeout');
+  });
+});
+
+describe('worker replacement', () => {
+  it('replaces a worker whose slice starves the interrupt poll; co-resident runs end, later runs work', async () => {
+    const s = await createSandbox({
+      poolSize: 1,
+      limits: { cpuSliceMs: 300, wallMs: 5000, abortGraceMs: 200 },
+    });
+    try {
+      const bystander = s.run({
+        source: 'async function run(api) { return await api.wait(); }',
+        capabilities: { wait: () => new Promise((r) => setTimeout(() => r('late'), 3000)) },
+      });
+      const started = performance.now();
+      const hog = await s.run({
+        source: 'async function run() { for (;;) new Array(200000).fill(0); }',
+        capabilities: noCaps,
+      });
+      expect(hog.status).toBe('timeout');
+      expect(codeOf(hog)).toBe('WF_SANDBOX_CPU_SLICE');
+      expect(performance.now() - started).toBeLessThan(2500);
+      const b = await bystander;
+      expect(b.status).toBe('failed');
+      expect(codeOf(b)).toBe('WF_SANDBOX_WORKER_LOST');
+      const after = await s.run({
+        source: 'async function run() { return 7; }',
+        capabilities: noCaps,
+      });
+      expect(after.status === 'completed' && after.value).toBe(7);
+      expect(after.stats.workerId).not.toBe(hog.stats.workerId || 'w1');
+    } finally {
+      await s.close();
+    }
   });
 });
 

@@ -21,7 +21,6 @@ const ownKeys = Reflect.ownKeys;
 const jsonParse = JSON.parse;
 const jsonStringify = JSON.stringify;
 const PromiseC = Promise;
-const promiseThen = PromiseC.prototype.then;
 const promiseReject = PromiseC.reject;
 const ErrorC = Error;
 const TypeErrorC = TypeError;
@@ -29,6 +28,10 @@ const stringSlice = String.prototype.slice;
 const arrayPush = Array.prototype.push;
 const arrayPop = Array.prototype.pop;
 const SetC = Set;
+const MapC = Map;
+const mapGet = MapC.prototype.get;
+const mapSet = MapC.prototype.set;
+const mapDelete = MapC.prototype.delete;
 const setHas = SetC.prototype.has;
 const setAdd = SetC.prototype.add;
 const imul = Math.imul;
@@ -141,26 +144,49 @@ const toError = (e) => {
   }
   return err;
 };
-const decode = (envelope) => {
-  const o = jsonParse(envelope);
+// Accepted host calls wait here, keyed by the host's call id, until the host delivers their
+// settlement (one at a time, in host settlement order).
+const pendingCalls = new MapC();
+const deliver = (callId, envelope) => {
+  const entry = apply(mapGet, pendingCalls, [callId]);
+  if (entry === undefined) return;
+  apply(mapDelete, pendingCalls, [callId]);
+  let o;
+  try {
+    o = jsonParse(envelope);
+  } catch (e) {
+    entry.reject(e);
+    return;
+  }
   if (o.t !== undefined) clock = o.t;
-  if (o.ok === true) return o.v;
-  throw toError(o.e);
+  if (o.ok === true) entry.resolve(o.v);
+  else entry.reject(toError(o.e));
 };
+// Set once run() has settled: calls from detached chains or from result getters/toJSON are
+// refused here, and again by the host (invariant 3 keeps only calls accepted before).
+let returned = false;
 const callCapability = (name, input) => {
   let text = '';
-  let pending;
+  let ticket;
+  if (returned) {
+    return apply(promiseReject, PromiseC, [toError({ code: 'WF_SANDBOX_BRIDGE_CLOSED', message: 'run() has returned; new host calls are refused' })]);
+  }
   try {
     if (input !== undefined) {
       const s = jsonStringify(input);
       if (typeof s === 'string') text = s;
     }
-    pending = hostCall(name, text);
+    ticket = hostCall(name, text);
   } catch (e) {
     return apply(promiseReject, PromiseC, [e]);
   }
-  if (typeof pending === 'string') return apply(promiseReject, PromiseC, [toError(jsonParse(pending))]);
-  return apply(promiseThen, pending, [decode]);
+  if (typeof ticket === 'string') return apply(promiseReject, PromiseC, [toError(jsonParse(ticket))]);
+  return new PromiseC((resolve, reject) => {
+    const entry = create(null);
+    entry.resolve = resolve;
+    entry.reject = reject;
+    apply(mapSet, pendingCalls, [ticket, entry]);
+  });
 };
 const caps = create(null);
 for (const name of config.capabilities) {
@@ -230,27 +256,14 @@ for (const k of globalNames) {
   const d = getOwnPropertyDescriptor(G, k);
   if (d !== undefined && 'value' in d && isObjectLike(d.value) && d.value !== G) apply(arrayPush, roots, [d.value]);
 }
-const seen = new SetC();
-const freezeShallow = (v) => {
-  if (!isObjectLike(v) || apply(setHas, seen, [v])) return;
-  apply(setAdd, seen, [v]);
-  freeze(v);
-};
-const freezeWithMembers = (v) => {
-  if (!isObjectLike(v)) return;
-  freezeShallow(v);
-  for (const key of ownKeys(v)) {
-    const d = getOwnPropertyDescriptor(v, key);
-    if (d === undefined) continue;
-    if ('value' in d) { if (d.value !== G) freezeShallow(d.value); }
-    else { freezeShallow(d.get); freezeShallow(d.set); }
-  }
-};
+// Shallow by design (a fresh context per run keeps the cost near 1 ms): roots and their
+// prototypes are frozen; method function objects are not (they hold no shared state).
 for (const r of roots) {
-  freezeWithMembers(r);
+  if (!isObjectLike(r)) continue;
+  freeze(r);
   if (typeof r === 'function') {
     const d = getOwnPropertyDescriptor(r, 'prototype');
-    if (d !== undefined && 'value' in d) freezeWithMembers(d.value);
+    if (d !== undefined && 'value' in d && isObjectLike(d.value)) freeze(d.value);
   }
 }
 // The standard global bindings become read-only so later (trusted) prelude code that names a
@@ -298,8 +311,10 @@ const prepare = (preludeFn) => {
       const args = argsText === '' ? undefined : deepFreeze(jsonParse(argsText));
       value = await apply(run, undefined, [api, args]);
     } catch (e) {
+      returned = true;
       return 'E' + describe(e);
     }
+    returned = true;
     let text;
     try {
       text = jsonStringify(value);
@@ -316,5 +331,6 @@ const prepare = (preludeFn) => {
 const kernel = create(null);
 kernel.prepare = prepare;
 kernel.describe = describe;
+kernel.deliver = deliver;
 return freeze(kernel);
 })`;

@@ -12,7 +12,6 @@ import { jsonDepthWithin } from './json-shape.js';
 /** @typedef {import('quickjs-emscripten-core').QuickJSRuntime} QuickJSRuntime */
 /** @typedef {import('quickjs-emscripten-core').QuickJSContext} QuickJSContext */
 /** @typedef {import('quickjs-emscripten-core').QuickJSHandle} QuickJSHandle */
-/** @typedef {import('quickjs-emscripten-core').QuickJSDeferredPromise} QuickJSDeferredPromise */
 
 /**
  * @typedef {object} WorkerLimits
@@ -60,6 +59,14 @@ const moduleHighWaterBytes = /** @type {number} */ (
   workerData?.moduleHighWaterBytes ?? 256 * 1024 * 1024
 );
 const moduleMaxRuns = /** @type {number} */ (workerData?.moduleMaxRuns ?? 2000);
+// Shared with the main thread: [slice start (epoch ms), run id or 0]. QuickJS polls its interrupt
+// handler by operation count, so a builtin-heavy slice can run long between polls; the main
+// thread reads this slot and replaces the worker when one slice overstays its CPU limit.
+const sliceSlot = /** @type {Float64Array} */ (
+  workerData?.sliceBuffer instanceof SharedArrayBuffer
+    ? new Float64Array(workerData.sliceBuffer)
+    : new Float64Array(2)
+);
 
 // invariant 5: the guest's local-time Date methods must behave as UTC whatever the host TZ is.
 // QuickJS asks the Emscripten runtime for local time through this realm's Date, and this realm
@@ -190,8 +197,10 @@ class Run {
     this.launchPromise = null;
     /** @type {QuickJSHandle[]} */
     this.handles = [];
-    /** @type {Map<number, QuickJSDeferredPromise>} */
-    this.outstanding = new Map();
+    /** Accepted host calls not yet settled (invariant 3). @type {Set<number>} */
+    this.outstanding = new Set();
+    /** @type {QuickJSHandle | null} */
+    this.deliver = null;
     this.callSeq = 0;
     this.hostCalls = 0;
     this.cpuMs = 0;
@@ -251,7 +260,16 @@ class Run {
   /** Starts a synchronous guest slice. */
   beginSlice() {
     this.sliceStart = now();
+    sliceSlot[0] = performance.timeOrigin + this.sliceStart;
+    sliceSlot[1] = this.id;
     if (this.module !== null) this.heapMark = heapBytes(this.module);
+  }
+
+  /** Ends the slice: accounts CPU time and memory growth. */
+  endSlice() {
+    sliceSlot[1] = 0;
+    this.cpuMs += now() - this.sliceStart;
+    this.chargeHeapGrowth();
   }
 
   sampleMemory() {
@@ -382,10 +400,9 @@ function hostCall(run, ctx, nameH, textH) {
   run.callSeq += 1;
   run.hostCalls += 1;
   const callId = run.callSeq;
-  const deferred = ctx.newPromise();
-  run.outstanding.set(callId, deferred);
+  run.outstanding.add(callId);
   post({ t: 'call', runId: run.id, callId, name, input: text });
-  return deferred.handle.dup();
+  return ctx.newNumber(callId);
 }
 
 /** @param {StartMessage} msg */
@@ -483,6 +500,9 @@ function setUp(run, entry) {
     run.handles.push(prepare);
     const describe = ctx.getProp(kernel, 'describe');
     run.handles.push(describe);
+    const deliver = ctx.getProp(kernel, 'deliver');
+    run.handles.push(deliver);
+    run.deliver = deliver;
     /** @param {QuickJSHandle} errH */
     const describeError = (errH) => {
       const r = ctx.callFunction(describe, ctx.undefined, errH);
@@ -557,10 +577,9 @@ function setUp(run, entry) {
     run.launchPromise = started.value;
     run.handles.push(started.value);
   } finally {
-    run.cpuMs += now() - run.sliceStart;
-    run.chargeHeapGrowth();
+    run.endSlice();
   }
-  pumpJobs(run);
+  pumpJobs(run, false);
 }
 
 /**
@@ -578,11 +597,18 @@ function classifyEngineError(d) {
   return null;
 }
 
-/** Runs guest jobs to quiescence (one synchronous slice). @param {Run} run */
-function pumpJobs(run) {
+/**
+ * Runs guest jobs to quiescence (one synchronous slice).
+ * @param {Run} run
+ * @param {boolean} inSlice true when the caller already began the slice (a delivery)
+ */
+function pumpJobs(run, inSlice) {
   const rt = run.rt;
-  if (rt === null || run.killed !== null || run.phase === 'ended') return;
-  run.beginSlice();
+  if (rt === null || run.killed !== null || run.phase === 'ended') {
+    if (inSlice) run.endSlice();
+    return;
+  }
+  if (!inSlice) run.beginSlice();
   try {
     for (let guard = 0; guard < 1_000_000; guard += 1) {
       const r = rt.executePendingJobs(-1);
@@ -594,11 +620,10 @@ function pumpJobs(run) {
       break;
     }
   } finally {
-    const t = now();
-    run.cpuMs += t - run.sliceStart;
-    run.chargeHeapGrowth();
-    if (run.killed === null && t - run.lastSample > Math.max(20, 8 * run.sampleCost))
+    run.endSlice();
+    if (run.killed === null && now() - run.lastSample > Math.max(20, 8 * run.sampleCost)) {
       run.sampleMemory();
+    }
   }
 }
 
@@ -759,7 +784,6 @@ function tearDown(run) {
     return;
   }
   try {
-    for (const d of run.outstanding.values()) d.dispose();
     run.outstanding.clear();
     for (const h of run.handles) if (h.alive) h.dispose();
     run.handles = [];
@@ -821,25 +845,22 @@ function markDead(entry, culprit) {
  */
 function settle(runId, callId, envelope) {
   const run = runs.get(runId);
-  if (run === undefined || run.killed !== null || run.phase === 'ended' || run.ctx === null) return;
-  const deferred = run.outstanding.get(callId);
-  if (deferred === undefined) return;
-  run.outstanding.delete(callId);
+  if (run === undefined || run.killed !== null || run.phase === 'ended') return;
   const ctx = run.ctx;
+  const deliver = run.deliver;
+  if (ctx === null || deliver === null || !run.outstanding.delete(callId)) return;
   run.beginSlice();
   try {
-    const h = ctx.newString(envelope);
-    deferred.resolve(h);
-    h.dispose();
-    deferred.dispose();
+    const idH = ctx.newNumber(callId);
+    const envH = ctx.newString(envelope);
+    const r = ctx.callFunction(deliver, ctx.undefined, idH, envH);
+    idH.dispose();
+    envH.dispose();
+    if (r.error) r.error.dispose();
+    else r.value.dispose();
+    pumpJobs(run, true);
   } catch (e) {
-    if (run.killed === null) hostFault(run, e);
-    else finishKilled(run);
-    return;
-  }
-  try {
-    pumpJobs(run);
-  } catch (e) {
+    sliceSlot[1] = 0;
     hostFault(run, e);
     return;
   }
