@@ -2,7 +2,16 @@
 // npm) against a scripted OpenAI-compatible model on 127.0.0.1. Children are real DSH subagents
 // answering from the script. Every scenario shares one DSH_HOME and working directory so the last
 // test can reload every session the suite wrote through the host's own persistence.
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { dirname } from 'node:path';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -131,9 +140,49 @@ function scenario(
   };
 }
 
+/** A value satisfying a (DSH-subset) JSON schema: lets any structured child answer. */
+function sample(schema: Record<string, unknown> | undefined): unknown {
+  if (!schema) return null;
+  if (schema.const !== undefined) return schema.const;
+  if (Array.isArray(schema.enum)) return schema.enum[0];
+  if (Array.isArray(schema.oneOf)) return sample(schema.oneOf[0] as Record<string, unknown>);
+  switch (schema.type) {
+    case 'object': {
+      const props = (schema.properties ?? {}) as Record<string, Record<string, unknown>>;
+      const out: Record<string, unknown> = {};
+      for (const k of (schema.required ?? []) as string[]) out[k] = sample(props[k]);
+      return out;
+    }
+    case 'array':
+      return [];
+    case 'string':
+      return 'ok';
+    case 'number':
+    case 'integer':
+      return 1;
+    case 'boolean':
+      return true;
+    default:
+      return 'ok';
+  }
+}
+
+/** A child that answers through `structured_output` when it has one, else with text. */
+const anyChild: Script = (request, v) => {
+  const tool = (request.tools ?? []).find((t) => t.function.name === 'structured_output') as
+    | { function: { name: string; parameters?: Record<string, unknown> } }
+    | undefined;
+  if (tool)
+    return {
+      toolCalls: [{ name: 'structured_output', arguments: sample(tool.function.parameters) }],
+    };
+  return { text: `reviewed: no issues (${v.assistantTurns})` };
+};
+
 const runStoreDir = () => join(sandbox.cwd, '.dsh', 'workflow-runs');
 
-describe('the plugin in the real DSH host', () => {
+// Each boot takes 1.5-3 s alone; on a loaded 2-core machine several times that.
+describe('the plugin in the real DSH host', { timeout: 120_000 }, () => {
   it('mounts: tools visible to the model, prompt section rendered, workflow_list answers', async () => {
     const run = await boot({
       task: 'SCENARIO-BOOT list workflows',
@@ -441,6 +490,97 @@ export async function run(wf, args) { return { hello: 'from local', args }; }
     expect(confirmed.log[0]).toMatchObject({ kind: 'question' });
   });
 
+  it('/workflow review captures the git diff into packets and runs scoped-review on real children', async () => {
+    const git = (...args: string[]) =>
+      execFileSync('git', ['-C', sandbox.cwd, ...args], { stdio: 'pipe' });
+    git('init', '-q');
+    git('config', 'user.email', 'e2e@example.com');
+    git('config', 'user.name', 'e2e');
+    writeFileSync(join(sandbox.cwd, 'calc.js'), 'export const add = (a, b) => a + b;\n');
+    writeFileSync(join(sandbox.cwd, '.gitignore'), '.dsh/\n');
+    git('add', 'calc.js', '.gitignore');
+    git('commit', '-qm', 'init');
+    writeFileSync(join(sandbox.cwd, 'calc.js'), 'export const add = (a, b) => a - b;\n');
+    const run = await boot({
+      task: 'SCENARIO-REVIEW',
+      script: scenario(
+        'SCENARIO-REVIEW',
+        [() => ({ name: 'e2e_command', arguments: { line: '/workflow review --wait' } })],
+        anyChild,
+      ),
+    });
+    expect(run.code).toBe(0);
+    const out = parsed(run.stdout).result as { kind: string; text: string };
+    expect(out.kind, out.text).toBe('success');
+    const reply = JSON.parse(out.text) as { status: string; runId: string };
+    expect(reply.status).toBe('completed');
+    const packets = readdirSync(join(sandbox.cwd, '.dsh', 'review-packets'));
+    expect(packets).toHaveLength(1);
+    expect(packets[0]).toMatch(/^rng-[0-9a-f]{16}$/);
+    const snapshot = JSON.parse(readFileSync(join(runStoreDir(), reply.runId, 'run.json'), 'utf8'));
+    expect(snapshot).toMatchObject({ workflow: 'scoped-review', status: 'completed' });
+    expect(snapshot.totalSpawned).toBeGreaterThanOrEqual(1);
+  });
+
+  it('/workflow create: the request is a real user message and its one-shot grant runs one inline workflow', async () => {
+    const text = (m: { content?: unknown }) =>
+      typeof m.content === 'string' ? m.content : JSON.stringify(m.content);
+    const call = () => ({
+      name: 'run_workflow',
+      arguments: {
+        source: FAN_SOURCE,
+        manifest: { ...FAN_MANIFEST, name: 'e2e-authored' },
+        args: { angles: ['omega'] },
+      },
+    });
+    const run = await boot({
+      task: 'SCENARIO-CREATE hand this to the workflow author',
+      script: (request, v) => {
+        if (!v.userText.includes('SCENARIO-CREATE')) {
+          const m = /CHILD-TASK investigate (\w+)/.exec(v.userText);
+          return m ? { text: `finding for ${m[1]}` } : undefined;
+        }
+        const idx = request.messages.findIndex(
+          (m) => m.role === 'user' && text(m).includes('CREATE-REQUEST'),
+        );
+        if (idx < 0) {
+          if (v.toolResults.length === 0)
+            return {
+              toolCalls: [
+                {
+                  name: 'e2e_command',
+                  arguments: { line: '/workflow create CREATE-REQUEST fan out over omega' },
+                },
+              ],
+            };
+          return { text: 'handed off' };
+        }
+        const after = request.messages.slice(idx).filter((m) => m.role === 'tool').length;
+        if (after < 2) return { toolCalls: [call()] };
+        return echo(v);
+      },
+    });
+    expect(run.code).toBe(0);
+    const all = results(run.stdout);
+    expect(JSON.parse(all[0] ?? '{}').result).toMatchObject({ kind: 'success' });
+    // the grant let the first inline run through with no approval answerer mounted...
+    expect(JSON.parse(all[1] ?? '{}')).toMatchObject({
+      status: 'completed',
+      result: { findings: ['finding for omega'] },
+    });
+    // ...exactly once: the second inline run is gated normally (and denied in headless)
+    expect(JSON.parse(all[2] ?? '{}')).toMatchObject({ status: 'denied' });
+    // the request went in as a real user message (it titles the session and shows in chat)
+    const last = server.requests
+      .filter((r) => JSON.stringify(r.messages).includes('CREATE-REQUEST'))
+      .at(-1);
+    const user = last?.messages.find(
+      (m) => m.role === 'user' && text(m).includes('CREATE-REQUEST'),
+    );
+    expect(text(user ?? {})).toContain('CREATE-REQUEST fan out over omega');
+    expect(JSON.stringify(last?.messages)).toContain('Workflow authoring request');
+  });
+
   it('every session the suite wrote loads again in DSH, with balanced native events only', async () => {
     const run = await boot({
       task: 'SCENARIO-RESUME',
@@ -499,5 +639,47 @@ export async function run(wf, args) { return { hello: 'from local', args }; }
       'tool-workflow/agent-end',
       'tool-workflow/run-end',
     ]);
+  });
+});
+
+describe('installed as a DSH bundle (what `dsh plugin add` leaves in a profile)', {
+  timeout: 120_000,
+}, () => {
+  it('the package.json `dsh.bundle` patch mounts the plugin with no patch row of ours', async () => {
+    const own = makeSandbox('wf-dsh-bundle-');
+    try {
+      // `dsh plugin add` installs the package into the profile and lists it in `bundles`; the
+      // install itself needs the package on a registry, so the package is linked in place here.
+      const profile = join(own.dshHome, 'profiles', 'headless');
+      mkdirSync(join(profile, 'node_modules', '@wf'), { recursive: true });
+      symlinkSync(dirname(dirname(PLUGIN_ENTRY)), join(profile, 'node_modules', '@wf', 'plugin'));
+      writeFileSync(
+        join(profile, 'package.json'),
+        JSON.stringify({
+          name: 'dsh-profile-headless',
+          private: true,
+          dependencies: {},
+          dsh: {
+            profile: {
+              bundles: ['@deepseek-ai/dsh-base', '@deepseek-ai/dsh-headless', '@wf/plugin'],
+            },
+          },
+        }),
+      );
+      server.setScript(
+        scenario('SCENARIO-BUNDLE', [() => ({ name: 'workflow_list', arguments: {} })]),
+      );
+      const run = await runHost({
+        sandbox: own,
+        modelUrl: server.url,
+        task: 'SCENARIO-BUNDLE',
+        patches: [],
+      });
+      expect(run.stderr).toBe('');
+      expect(run.code).toBe(0);
+      expect(parsed(run.stdout)).toMatchObject({ truncated: false });
+    } finally {
+      own.cleanup();
+    }
   });
 });

@@ -89,7 +89,7 @@ export class Manager {
    */
   async consumeGrant(
     agent: HostAgent,
-    input: { source?: string | undefined; manifest?: unknown },
+    input: { source?: string | undefined; manifest?: unknown; args?: unknown },
   ): Promise<boolean> {
     const grant = this.grants.get(agent);
     if (!grant || !input.source) return false;
@@ -100,20 +100,24 @@ export class Manager {
     );
     const last = users[users.length - 1]?.data as { id?: string } | undefined;
     if (last?.id !== grant.messageId) return false;
-    if (!(await this.smoke(input.source, input.manifest))) return false;
+    if (!(await this.smoke(input.source, input.manifest, input.args))) return false;
     this.grants.delete(agent);
     return true;
   }
 
-  /** Source contract + a run against simulated agents with a short wall clock. */
-  async smoke(source: string, manifest: unknown): Promise<boolean> {
+  /**
+   * Source contract + a run against simulated agents with a short wall clock, with the args the
+   * real run will get: a capsule that cannot even complete against instant agents is refused
+   * before it can spend the grant.
+   */
+  async smoke(source: string, manifest: unknown, args: unknown = {}): Promise<boolean> {
     const parsed = parseManifest(manifest);
     if (!parsed.ok) return false;
     const engine = createEngine({ agents: createSimulatedAgents({}), limits: { wallMs: 5_000 } });
     try {
       const handle = await engine.start({
         workflow: { manifest: parsed.manifest, source },
-        args: {},
+        args: args ?? {},
         trust: 'capability-generated',
       });
       const done = await handle.done;

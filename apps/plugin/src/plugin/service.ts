@@ -2,6 +2,7 @@
 // them, runs them on one engine per project, records them, writes the native session events and
 // hands background runs to DSH jobs. Unload stops and awaits every active run.
 import { randomUUID } from 'node:crypto';
+import { mkdir } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { parseManifest, type WorkflowCapsule, type WorkflowManifest } from '@wf/bridge';
@@ -35,6 +36,7 @@ import {
   type Trust,
   type WorkflowInput,
 } from '@wf/engine';
+import { shippedSource } from './builtins.js';
 import type { PluginConfig } from './config.js';
 import type { OptionalServices, PluginHost } from './host-context.js';
 import { createRunRouter, type RunRouter } from './routing.js';
@@ -255,10 +257,7 @@ export class WorkflowService {
       error?: string;
     }[] = this.builtins().map((c) => ({
       name: c.manifest.name,
-      source:
-        c.manifest.patterns.length === 1 && c.manifest.patterns[0] === c.manifest.name
-          ? 'pattern'
-          : 'built-in',
+      source: shippedSource(c),
       trust: 'trusted-package',
       description: c.manifest.description,
       valid: true,
@@ -294,7 +293,7 @@ export class WorkflowService {
         ok: true,
         resolved: {
           name,
-          source: 'built-in',
+          source: shippedSource(builtin),
           trust: 'trusted-package',
           workflow: { manifest: builtin.manifest, source: builtin.source, name },
           capsule: { manifest: builtin.manifest, source: builtin.source },
@@ -775,21 +774,22 @@ export class WorkflowService {
     const built = buildReviewPackets(diff);
     if (!built.ok) return fail(built.error.code, `review: ${built.error.message}`);
     const cwd = this.cwdOf(agent);
-    const written = await writeReviewPackets(join(cwd, '.dsh', 'review-packets'), {
+    const root = join(cwd, '.dsh', 'review-packets');
+    await mkdir(root, { recursive: true });
+    const written = await writeReviewPackets(root, {
       rangeId: built.rangeId,
       packets: built.packets,
       files: built.files,
     });
-    const root = resolve(cwd);
-    const rel = (p: string) => (p.startsWith(`${root}/`) ? p.slice(root.length + 1) : p);
+    const base = `${resolve(cwd)}/`;
+    const rel = (p: string) => (p.startsWith(base) ? p.slice(base.length) : p);
     return this.start(
       {
         name: 'scoped-review',
+        // packets go by workspace path (read with wf.readFile), keeping the args small
         args: {
-          range,
-          rangeId: built.rangeId,
-          index: rel(written.index),
-          packets: written.packets.map((p) => ({ id: p.id, path: rel(p.path) })),
+          packetFiles: written.packets.map((p) => rel(p.path)),
+          request: `Review the change ${range}.`,
         },
         wait: options.wait,
       },

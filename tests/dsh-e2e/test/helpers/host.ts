@@ -143,7 +143,7 @@ export function runHost(options: HostOptions): Promise<HostRun> {
     child.stderr.on('data', (d: Buffer) => {
       stderr += d.toString();
     });
-    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 60_000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 90_000);
     child.on('error', reject);
     child.on('close', (code) => {
       clearTimeout(timer);
