@@ -127,10 +127,10 @@ export interface Catalog {
     name: string,
     options?: { readonly scope?: CatalogScope },
   ): Promise<Result<{ archived: string }>>;
-  archive(options?: {
-    readonly name?: string;
-    readonly scope?: CatalogScope;
-  }): Promise<Result<{ entries: readonly ArchivedEntry[] }>>;
+  /** Archived versions, newest first; pass a name (or `{ name, scope }`) to filter. */
+  archive(
+    options?: string | { readonly name?: string; readonly scope?: CatalogScope },
+  ): Promise<Result<{ entries: readonly ArchivedEntry[] }>>;
   restore(
     id: string,
     options?: { readonly scope?: CatalogScope; readonly as?: string; readonly replace?: boolean },
@@ -872,8 +872,9 @@ export async function openCatalog(options: CatalogOptions): Promise<Catalog> {
       }
     },
 
-    async archive(archiveOptions = {}) {
+    async archive(filter = {}) {
       try {
+        const archiveOptions = typeof filter === 'string' ? { name: filter } : filter;
         if (archiveOptions.name !== undefined && !isWorkflowName(archiveOptions.name))
           throw invalidName(archiveOptions.name);
         const entries: ArchivedEntry[] = [];

@@ -45,7 +45,7 @@ describe('save and load', () => {
     expect(replaced.ok && replaced.archived).toMatch(/^review--\d{8}T\d{9}Z-[0-9a-f]{8}$/);
     const loaded = await catalog.load('review');
     expect(loaded.ok && loaded.capsule?.source).toContain('v2');
-    const archived = await catalog.archive({ name: 'review' });
+    const archived = await catalog.archive('review');
     expect(archived.ok && archived.entries.map((e) => e.valid)).toEqual([true]);
     const file = readFileSync(
       join(project, '.archive', `${replaced.ok && replaced.archived}.workflow.json`),
@@ -64,6 +64,41 @@ describe('save and load', () => {
     expect(!mismatch.ok && mismatch.error.message).toMatch(
       /manifest.name "review" does not match the file name "other"/,
     );
+  });
+
+  it('refuses hostile capsule values with an error naming the problem, never throwing', async () => {
+    const circular: Record<string, unknown> = makeCapsule('x');
+    circular.self = circular;
+    const getter = Object.defineProperty({ ...makeCapsule('x') }, 'format', {
+      get() {
+        throw new Error('boom');
+      },
+      enumerable: true,
+    });
+    const proxy = new Proxy(makeCapsule('x'), {
+      ownKeys() {
+        throw new Error('trap');
+      },
+    });
+    const wrongType = makeCapsule('x');
+    (wrongType.manifest as Record<string, unknown>).phases = 'run';
+    const cases: [unknown, RegExp][] = [
+      [null, /capsule/],
+      ['a string', /capsule/],
+      [[], /capsule/],
+      [circular, /cycle/],
+      [getter, /boom|could not be read|format/],
+      [proxy, /trap|could not be read|capsule/],
+      [{ ...makeCapsule('x'), extra: 1 }, /extra/],
+      [wrongType, /manifest\.phases/],
+      [{ ...makeCapsule('x'), source: 10n }, /source/],
+    ];
+    for (const [value, message] of cases) {
+      const r = await catalog.save('x', value);
+      expect(r).toMatchObject({ ok: false, error: { code: 'WF_CATALOG_INVALID_CAPSULE' } });
+      expect(!r.ok && r.error.message).toMatch(message);
+    }
+    expect((await catalog.list()).entries).toEqual([]);
   });
 
   it('bounds capsule size and catalog count', async () => {

@@ -19,7 +19,16 @@ export function checkCapsuleValue(
   expectedName: string,
   limits: ManifestLimits | undefined,
 ): CapsuleCheck {
-  const parsed = parseCapsule(value, limits === undefined ? {} : { limits });
+  let parsed: ReturnType<typeof parseCapsule>;
+  try {
+    parsed = parseCapsule(value, limits === undefined ? {} : { limits });
+  } catch (error) {
+    // A hostile value (throwing getter, proxy trap) fails its own save, never the host.
+    return {
+      ok: false,
+      message: `invalid capsule: it could not be read (${error instanceof Error ? error.message : String(error)})`,
+    };
+  }
   if (!parsed.ok) {
     const shown = parsed.issues
       .slice(0, MAX_ISSUES_IN_MESSAGE)
