@@ -3,6 +3,18 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { registerCheck } from './check.js';
+import {
+  registerDeleteRunVerb,
+  registerEventsVerb,
+  registerListVerb,
+  registerPruneVerb,
+  registerReportVerb,
+  registerResumeVerb,
+  registerRunsVerb,
+  registerRunVerb,
+  registerSaveVerb,
+  registerShowVerb,
+} from './verbs.js';
 
 function packageVersion(): string {
   // src/cli and dist/cli are both two levels below the package root.
@@ -25,6 +37,16 @@ export function createProgram(): Command {
     .showHelpAfterError('(run `wf --help` for usage)')
     .exitOverride();
   registerCheck(program);
+  registerRunVerb(program);
+  registerResumeVerb(program);
+  registerListVerb(program);
+  registerRunsVerb(program);
+  registerShowVerb(program);
+  registerEventsVerb(program);
+  registerReportVerb(program);
+  registerSaveVerb(program);
+  registerDeleteRunVerb(program);
+  registerPruneVerb(program);
   return program;
 }
 

@@ -1,0 +1,108 @@
+// What every verb runs with: the working directory, the environment, the two output streams and
+// whether the caller asked for JSON. `runVerb` turns any outcome into an exit code: a CliError
+// prints its code, message and hint (or a JSON error document), anything else is a bug and says so.
+import { CliError, EXIT, type ExitCode, isCliError } from './errors.js';
+
+export interface TermStream {
+  write(chunk: string): unknown;
+  readonly isTTY?: boolean;
+  readonly columns?: number;
+  readonly rows?: number;
+}
+
+export interface CliContext {
+  readonly verb: string;
+  readonly cwd: string;
+  readonly env: { readonly [key: string]: string | undefined };
+  readonly stdout: TermStream;
+  readonly stderr: TermStream;
+  readonly json: boolean;
+}
+
+let pipeGuard = false;
+
+export function processContext(verb: string, json: boolean): CliContext {
+  if (!pipeGuard) {
+    pipeGuard = true;
+    // `wf events x | head`: a closed pipe ends the command quietly, like other Unix tools.
+    for (const stream of [process.stdout, process.stderr]) {
+      stream.on('error', (e: NodeJS.ErrnoException) => {
+        if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+        throw e;
+      });
+    }
+  }
+  return {
+    verb,
+    cwd: process.cwd(),
+    env: process.env,
+    stdout: process.stdout,
+    stderr: process.stderr,
+    json,
+  };
+}
+
+/** Prints one JSON document on stdout (the `--json` contract: exactly one per invocation). */
+export function printJson(ctx: CliContext, value: unknown): void {
+  ctx.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+export function printLine(ctx: CliContext, line = ''): void {
+  ctx.stdout.write(`${line}\n`);
+}
+
+export function printNote(ctx: CliContext, line: string): void {
+  ctx.stderr.write(`${line}\n`);
+}
+
+export function errorDocument(error: CliError): {
+  ok: false;
+  error: { code: string; message: string; hint?: string; details?: unknown };
+  exitCode: number;
+} {
+  return {
+    ok: false,
+    error: {
+      code: error.code,
+      message: error.message,
+      ...(error.hint === undefined ? {} : { hint: error.hint }),
+      ...(error.details === undefined ? {} : { details: error.details }),
+    },
+    exitCode: error.exitCode,
+  };
+}
+
+export function printError(ctx: CliContext, error: CliError): void {
+  if (ctx.json) {
+    printJson(ctx, errorDocument(error));
+    return;
+  }
+  ctx.stderr.write(`wf ${ctx.verb}: ${error.code}: ${error.message}\n`);
+  if (error.hint) ctx.stderr.write(`  hint: ${error.hint}\n`);
+}
+
+/** Runs a verb body and sets the process exit code from its outcome. */
+export async function runVerb(
+  ctx: CliContext,
+  body: (ctx: CliContext) => Promise<ExitCode>,
+): Promise<ExitCode> {
+  let code: ExitCode;
+  try {
+    code = await body(ctx);
+  } catch (e) {
+    const error = isCliError(e)
+      ? e
+      : new CliError(
+          'WF_CLI_INTERNAL',
+          `unexpected internal error: ${e instanceof Error ? e.message : String(e)}`,
+          { hint: 'this is a bug in wf; please report it with the command you ran', cause: e },
+        );
+    if (!isCliError(e) && ctx.env.WF_DEBUG) ctx.stderr.write(`${(e as Error)?.stack ?? e}\n`);
+    printError(ctx, error);
+    code = error.exitCode;
+  }
+  process.exitCode = code;
+  return code;
+}
+
+export { EXIT };

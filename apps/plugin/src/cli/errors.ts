@@ -1,0 +1,76 @@
+// The wf command line's error codes and exit codes. Every failure a user can cause has a code, a
+// message naming what was wrong and where, and an exit code a script can branch on.
+
+/** Exit codes (documented in docs/cli.md and `wf --help`). */
+export const EXIT = {
+  /** The verb did what was asked (for `run`/`resume`: the workflow completed). */
+  ok: 0,
+  /** The workflow ran and failed or was denied; `check` found errors. */
+  failed: 1,
+  /** Bad usage or bad input: unknown flag, invalid JSON, args failing the input schema, invalid capsule. */
+  usage: 2,
+  /** The workflow or run named does not exist. */
+  notFound: 3,
+  /** The request conflicts with the current state: an active run, a name already taken. */
+  conflict: 4,
+  /** Recorded data could not be read: a corrupt or unreadable run directory. */
+  corrupt: 5,
+  /** A bug in wf itself (the message says so). */
+  internal: 70,
+  /** Interrupted by Ctrl-C (SIGINT); a run is recorded `stopped`. */
+  interrupted: 130,
+} as const;
+
+export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+
+export const CLI_ERROR_CODES = {
+  WF_CLI_USAGE: EXIT.usage,
+  WF_CLI_ARGS_JSON: EXIT.usage,
+  WF_CLI_ARGS_INVALID: EXIT.usage,
+  WF_CLI_WORKFLOW_INVALID: EXIT.usage,
+  WF_CLI_AGENTS_UNSUPPORTED: EXIT.usage,
+  WF_CLI_TRUST_REQUIRED: EXIT.usage,
+  WF_CLI_WORKFLOW_NOT_FOUND: EXIT.notFound,
+  WF_CLI_RUN_NOT_FOUND: EXIT.notFound,
+  WF_CLI_RUN_ACTIVE: EXIT.conflict,
+  WF_CLI_NAME_TAKEN: EXIT.conflict,
+  WF_CLI_NOT_RESUMABLE: EXIT.conflict,
+  WF_CLI_RUN_CORRUPT: EXIT.corrupt,
+  WF_CLI_INTERRUPTED: EXIT.interrupted,
+  WF_CLI_INTERNAL: EXIT.internal,
+} as const satisfies Record<string, ExitCode>;
+
+export type CliErrorCode = keyof typeof CLI_ERROR_CODES;
+
+const BRAND = Symbol.for('@wf/plugin.cli-error');
+
+export class CliError extends Error {
+  readonly code: CliErrorCode;
+  /** One line telling the user how to fix it. */
+  readonly hint: string | undefined;
+  /** Structured detail for `--json` (e.g. schema issues with their paths). */
+  readonly details: unknown;
+  readonly [BRAND] = true;
+
+  constructor(
+    code: CliErrorCode,
+    message: string,
+    options: { hint?: string; details?: unknown; cause?: unknown } = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'CliError';
+    this.code = code;
+    this.hint = options.hint;
+    this.details = options.details;
+  }
+
+  get exitCode(): ExitCode {
+    return CLI_ERROR_CODES[this.code];
+  }
+}
+
+export function isCliError(value: unknown): value is CliError {
+  return (
+    typeof value === 'object' && value !== null && (value as { [BRAND]?: unknown })[BRAND] === true
+  );
+}

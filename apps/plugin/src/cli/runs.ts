@@ -1,0 +1,432 @@
+// The run-store verbs: `wf runs`, `wf show`, `wf events [--follow]`, `wf delete-run`, `wf prune`,
+// `wf report`. They read what the engine recorded through @wf/catalog-fs; every id comes from the
+// user and every record from disk, so both are checked before use.
+import { lstat, open, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { isCatalogFsError, type RunStore } from '@wf/catalog-fs';
+import { clean } from '../progress/frame.js';
+import { duration, grouped, renderRunReport } from '../report/render.js';
+import { foldRunEvents, isRecord } from '../report/run-model.js';
+import { errorText, parseDuration, parseInteger } from './args.js';
+import { type CliContext, printJson, printLine, printNote } from './context.js';
+import { CliError, EXIT, type ExitCode } from './errors.js';
+import { storeError } from './store-error.js';
+import { openProjectStore } from './workspace.js';
+
+type Summary = Awaited<ReturnType<RunStore['list']>>[number];
+
+const MAX_RESULT_BYTES = 16 * 1024 * 1024;
+
+export async function runsCommand(
+  ctx: CliContext,
+  options: { limit?: string; all?: boolean },
+): Promise<ExitCode> {
+  const limit = options.all
+    ? Number.POSITIVE_INFINITY
+    : options.limit === undefined
+      ? 20
+      : parseInteger(options.limit, '--limit', 1);
+  const store = await openProjectStore(ctx);
+  try {
+    const all = await store.list();
+    const runs = all.slice(0, limit).map(summaryRow);
+    if (ctx.json) {
+      printJson(ctx, { ok: true, runs, total: all.length });
+      return EXIT.ok;
+    }
+    if (runs.length === 0) {
+      printLine(ctx, 'No runs recorded in this directory yet. Try: wf run fan-out-and-synthesize');
+      return EXIT.ok;
+    }
+    const rows = runs.map((r) => [
+      r.runId,
+      clean(r.workflow ?? '?'),
+      r.active ? `${r.status} (live)` : r.status,
+      r.startedAt === undefined ? '' : isoMinute(r.startedAt),
+      r.durationMs === undefined ? '' : duration(r.durationMs),
+      r.agents === undefined ? '' : String(r.agents),
+      r.tokens === undefined ? '' : grouped(r.tokens),
+    ]);
+    printTable(ctx, ['RUN', 'WORKFLOW', 'STATUS', 'STARTED', 'TOOK', 'AGENTS', 'TOKENS'], rows);
+    if (all.length > runs.length)
+      printLine(ctx, `(${all.length - runs.length} older runs not shown; --all shows every run)`);
+    for (const r of runs)
+      if (r.error) printNote(ctx, `wf runs: ${r.runId}: ${r.error.code}: ${r.error.message}`);
+    return EXIT.ok;
+  } finally {
+    await store.close();
+  }
+}
+
+function summaryRow(s: Summary) {
+  const snap = s.snapshot;
+  const cost = isRecord(snap?.cost) ? snap.cost : undefined;
+  const tokenUsage = cost && isRecord(cost.tokenUsage) ? cost.tokenUsage : undefined;
+  const startedAt = typeof snap?.startedAt === 'number' ? snap.startedAt : undefined;
+  const endedAt = typeof snap?.endedAt === 'number' ? snap.endedAt : undefined;
+  return {
+    runId: s.runId,
+    ...(s.displayName ? { displayName: s.displayName } : {}),
+    workflow: snap?.workflow,
+    status: snap?.status ?? 'unreadable',
+    active: s.active,
+    ...(startedAt === undefined ? {} : { startedAt }),
+    ...(endedAt === undefined ? {} : { endedAt }),
+    ...(startedAt !== undefined && endedAt !== undefined
+      ? { durationMs: endedAt - startedAt }
+      : {}),
+    ...(typeof cost?.agentsStarted === 'number' ? { agents: cost.agentsStarted } : {}),
+    ...(typeof tokenUsage?.totalTokens === 'number' ? { tokens: tokenUsage.totalTokens } : {}),
+    ...(snap?.error ? { runError: snap.error } : {}),
+    ...(s.error ? { error: s.error } : {}),
+  };
+}
+
+/** Loads everything about one run: the snapshot, the event log and the full result. */
+async function loadRun(store: RunStore, target: string) {
+  const resolved = await store.resolve(target);
+  if (!resolved.ok) throw storeError(resolved.error, target);
+  const runId = resolved.runId;
+  const shown = await store.show(runId);
+  if (!shown.ok) throw storeError(shown.error, runId);
+  const summary = shown.run;
+  if (!summary.snapshot) {
+    throw storeError(
+      summary.error ?? { code: 'WF_RUNSTORE_CORRUPT', message: 'run.json cannot be read' },
+      runId,
+    );
+  }
+  let events: readonly unknown[];
+  try {
+    events = await store.events(runId);
+  } catch (e) {
+    throw isCatalogFsError(e) ? storeError(e, runId) : e;
+  }
+  const result = await readResult(store, runId);
+  return { runId, summary, snapshot: summary.snapshot, events, result };
+}
+
+/**
+ * The full result from `result.json` (run.json keeps only a capped summary). Read without
+ * following links: the run directory and the file must both be what they claim.
+ */
+async function readResult(store: RunStore, runId: string): Promise<{ value: unknown } | undefined> {
+  const dir = join(store.root, runId);
+  const path = join(dir, 'result.json');
+  try {
+    const d = await lstat(dir);
+    const f = await lstat(path);
+    if (!d.isDirectory() || !f.isFile() || f.size > MAX_RESULT_BYTES) return undefined;
+    const handle = await open(path, 'r');
+    try {
+      const parsed: unknown = JSON.parse(await handle.readFile('utf8'));
+      return isRecord(parsed) && 'result' in parsed ? { value: parsed.result } : undefined;
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    return undefined;
+  }
+}
+
+export async function showCommand(ctx: CliContext, target: string): Promise<ExitCode> {
+  const store = await openProjectStore(ctx);
+  try {
+    const run = await loadRun(store, target);
+    const model = foldRunEvents(run.events);
+    const snap = run.snapshot;
+    const phases = model.phases.map((p) => ({
+      name: p.name,
+      depth: p.depth,
+      startedAt: p.startedAt,
+      ...(p.endedAt === undefined
+        ? {}
+        : { endedAt: p.endedAt, durationMs: p.endedAt - p.startedAt }),
+      agents: model.agents.filter((a) => a.phase === p.name).length,
+    }));
+    const agents = model.agents.map((a) => ({
+      taskId: a.taskId,
+      name: a.name,
+      kind: a.kind,
+      ...(a.phase === undefined ? {} : { phase: a.phase }),
+      outcome: a.outcome,
+      startedAt: a.startedAt,
+      ...(a.endedAt === undefined
+        ? {}
+        : { endedAt: a.endedAt, durationMs: a.endedAt - a.startedAt }),
+      tokens: a.tokens,
+      ...(a.error ? { error: a.error } : {}),
+    }));
+    if (ctx.json) {
+      printJson(ctx, {
+        ok: true,
+        run: {
+          ...snap,
+          active: run.summary.active,
+          ...(run.summary.displayName ? { displayName: run.summary.displayName } : {}),
+        },
+        ...(run.result ? { result: run.result.value } : {}),
+        phases,
+        agents,
+        eventCount: run.events.length,
+      });
+      return EXIT.ok;
+    }
+    const cost = isRecord(snap.cost) ? snap.cost : undefined;
+    const tu = cost && isRecord(cost.tokenUsage) ? cost.tokenUsage : undefined;
+    const took =
+      typeof snap.endedAt === 'number' ? duration(snap.endedAt - snap.startedAt) : 'still running';
+    printLine(
+      ctx,
+      `run ${run.runId}${run.summary.displayName ? ` (${clean(run.summary.displayName)})` : ''}`,
+    );
+    printLine(ctx, `  workflow   ${clean(snap.workflow)} (${clean(String(snap.execution ?? ''))})`);
+    printLine(ctx, `  status     ${snap.status}${run.summary.active ? ' (live)' : ''}`);
+    printLine(ctx, `  started    ${isoMinute(snap.startedAt)} · ${took}`);
+    if (snap.resumedFromRunId)
+      printLine(ctx, `  resumed    from ${clean(String(snap.resumedFromRunId))}`);
+    if (cost) {
+      printLine(
+        ctx,
+        `  cost       ${cost.agentsStarted} agents started, ${cost.agentsCompleted} completed, ${cost.cacheHits} replayed · peak ${cost.peakConcurrency} at once`,
+      );
+    }
+    if (tu)
+      printLine(
+        ctx,
+        `  tokens     ${grouped(Number(tu.totalTokens))} (in ${grouped(Number(tu.inputTokens))}, out ${grouped(Number(tu.outputTokens))}; simulated runs spend none)`,
+      );
+    if (snap.error)
+      printLine(ctx, `  error      ${clean(snap.error.code)}: ${clean(snap.error.message)}`);
+    if (phases.length > 0) {
+      printLine(ctx, 'phases');
+      for (const p of phases) {
+        printLine(
+          ctx,
+          `  ${'  '.repeat(p.depth)}${clean(p.name)}  ${p.durationMs === undefined ? 'open' : duration(p.durationMs)}  ${p.agents} agent${p.agents === 1 ? '' : 's'}`,
+        );
+      }
+    }
+    if (agents.length > 0) {
+      printLine(ctx, 'agents');
+      printTable(
+        ctx,
+        ['  TASK', 'NAME', 'PHASE', 'OUTCOME', 'TOOK', 'TOKENS'],
+        agents.map((a) => [
+          `  ${a.taskId}`,
+          clean(a.name).slice(0, 40),
+          clean(a.phase ?? ''),
+          a.error ? `${a.outcome} (${clean(a.error.code)})` : a.outcome,
+          a.durationMs === undefined ? '' : duration(a.durationMs),
+          grouped(a.tokens.total),
+        ]),
+      );
+    }
+    const summary = run.result
+      ? capText(
+          typeof run.result.value === 'string'
+            ? run.result.value
+            : JSON.stringify(run.result.value, null, 2),
+          4000,
+        )
+      : typeof snap.resultSummary === 'string'
+        ? snap.resultSummary
+        : undefined;
+    if (summary !== undefined) {
+      printLine(ctx, 'result');
+      printLine(
+        ctx,
+        clean2(summary)
+          .split('\n')
+          .map((l) => `  ${l}`)
+          .join('\n'),
+      );
+    }
+    return EXIT.ok;
+  } finally {
+    await store.close();
+  }
+}
+
+export async function eventsCommand(
+  ctx: CliContext,
+  target: string,
+  options: { follow?: boolean; after?: string; intervalMs?: string },
+): Promise<ExitCode> {
+  let after = options.after === undefined ? 0 : parseInteger(options.after, '--after');
+  const interval =
+    options.intervalMs === undefined ? 200 : parseInteger(options.intervalMs, '--interval-ms', 10);
+  const store = await openProjectStore(ctx);
+  let stopped = false;
+  const onSigint = () => {
+    stopped = true;
+  };
+  try {
+    const resolved = await store.resolve(target);
+    if (!resolved.ok) throw storeError(resolved.error, target);
+    const runId = resolved.runId;
+    const t0Ref: { t0?: number } = {};
+    if (options.follow) process.on('SIGINT', onSigint);
+    for (;;) {
+      let batch: readonly { seq: number; type: string; time: number; data: unknown }[];
+      try {
+        batch = await store.events(runId, { after });
+      } catch (e) {
+        throw isCatalogFsError(e) ? storeError(e, runId) : e;
+      }
+      for (const event of batch) {
+        after = Math.max(after, event.seq);
+        // --json: one JSON object per line (JSON Lines), so --follow can stream.
+        if (ctx.json) ctx.stdout.write(`${JSON.stringify(event)}\n`);
+        else printLine(ctx, eventLine(event, t0Ref));
+      }
+      if (!options.follow || stopped) break;
+      const shown = await store.show(runId);
+      const status = shown.ok ? shown.run.snapshot?.status : undefined;
+      const live = shown.ok && (shown.run.active || status === 'running' || status === 'paused');
+      if (!live && batch.length === 0) break;
+      await new Promise((r) => setTimeout(r, interval));
+      if (stopped) break;
+    }
+    return stopped ? EXIT.interrupted : EXIT.ok;
+  } finally {
+    process.off('SIGINT', onSigint);
+    await store.close();
+  }
+}
+
+function eventLine(
+  event: { seq: number; type: string; time: number; data: unknown },
+  ref: { t0?: number },
+): string {
+  ref.t0 ??= event.time;
+  let data = '';
+  try {
+    data = JSON.stringify(event.data);
+  } catch {
+    data = '';
+  }
+  if (data.length > 300) data = `${data.slice(0, 299)}…`;
+  return `${String(event.seq).padStart(5)}  +${duration(event.time - ref.t0).padEnd(7)} ${clean(event.type).padEnd(20)} ${clean(data)}`;
+}
+
+export async function deleteRunCommand(
+  ctx: CliContext,
+  target: string,
+  options: { force?: boolean },
+): Promise<ExitCode> {
+  const store = await openProjectStore(ctx);
+  try {
+    const deleted = await store.delete(target, { force: options.force === true });
+    if (!deleted.ok) throw storeError(deleted.error, target);
+    if (ctx.json) printJson(ctx, { ok: true, deleted: deleted.deleted });
+    else printLine(ctx, `deleted run ${deleted.deleted}`);
+    return EXIT.ok;
+  } finally {
+    await store.close();
+  }
+}
+
+export async function pruneCommand(
+  ctx: CliContext,
+  options: { keep?: string; olderThan?: string; dryRun?: boolean },
+): Promise<ExitCode> {
+  const keep = options.keep === undefined ? 20 : parseInteger(options.keep, '--keep');
+  const olderThan =
+    options.olderThan === undefined ? undefined : parseDuration(options.olderThan, '--older-than');
+  const store = await openProjectStore(ctx);
+  try {
+    const out = await store.prune({
+      keep,
+      ...(olderThan === undefined ? {} : { olderThan }),
+      dryRun: options.dryRun === true,
+    });
+    if (ctx.json) {
+      printJson(ctx, {
+        ok: true,
+        pruned: out.pruned,
+        dryRun: out.dryRun,
+        keep,
+        ...(olderThan === undefined ? {} : { olderThanMs: olderThan }),
+      });
+      return EXIT.ok;
+    }
+    const verb = out.dryRun ? 'would prune' : 'pruned';
+    printLine(
+      ctx,
+      `${verb} ${out.pruned.length} run${out.pruned.length === 1 ? '' : 's'} (kept the newest ${keep} ended runs${olderThan === undefined ? '' : `, and any newer than ${options.olderThan}`}; live and unfinished runs are never pruned)`,
+    );
+    for (const id of out.pruned) printLine(ctx, `  ${id}`);
+    return EXIT.ok;
+  } finally {
+    await store.close();
+  }
+}
+
+export async function reportCommand(
+  ctx: CliContext,
+  target: string,
+  options: { out?: string },
+): Promise<ExitCode> {
+  const store = await openProjectStore(ctx);
+  try {
+    const run = await loadRun(store, target);
+    const html = renderRunReport({
+      run: { ...run.snapshot, ...(run.result ? { result: run.result.value } : {}) },
+      events: run.events,
+    });
+    const out = resolve(ctx.cwd, options.out ?? `${run.runId}.report.html`);
+    try {
+      await writeFile(out, html, 'utf8');
+    } catch (e) {
+      throw new CliError(
+        'WF_CLI_USAGE',
+        `cannot write the report to ${options.out ?? out}: ${errorText(e)}`,
+        {
+          hint: 'pick a writable path with --out',
+        },
+      );
+    }
+    if (ctx.json)
+      printJson(ctx, { ok: true, runId: run.runId, path: out, bytes: Buffer.byteLength(html) });
+    else
+      printLine(
+        ctx,
+        `wrote ${out} (self-contained HTML: open it in any browser, no network needed)`,
+      );
+    return EXIT.ok;
+  } finally {
+    await store.close();
+  }
+}
+
+export function printTable(
+  ctx: CliContext,
+  head: readonly string[],
+  rows: readonly (readonly string[])[],
+): void {
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] ?? 0)))
+      .join('  ')
+      .trimEnd();
+  printLine(ctx, line(head));
+  for (const r of rows) printLine(ctx, line(r));
+}
+
+function capText(text: string, max: number): string {
+  return text.length > max
+    ? `${text.slice(0, max)}\n… (${text.length - max} more characters: wf show --json)`
+    : text;
+}
+
+/** Like `clean`, but keeps line breaks (multi-line results). */
+function clean2(text: string): string {
+  return text.split('\n').map(clean).join('\n');
+}
+
+function isoMinute(ms: number): string {
+  const d = new Date(ms);
+  return Number.isNaN(d.getTime()) ? '?' : d.toISOString().slice(0, 16).replace('T', ' ');
+}

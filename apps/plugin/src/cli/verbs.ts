@@ -1,0 +1,198 @@
+// Registers the run and run-store verbs on the `wf` program (commander). Each verb gets `--json`
+// and its exit codes in `--help`; usage errors exit 2 through main.ts's exitOverride, which
+// subcommands inherit.
+import type { Command } from 'commander';
+import { type CliContext, processContext, runVerb } from './context.js';
+import type { ExitCode } from './errors.js';
+
+// Each verb loads its module on use: `wf runs` should not pay for the engine and its sandbox.
+const run = () => import('./run.js');
+const runs = () => import('./runs.js');
+
+export const EXIT_CODES_HELP = `
+Exit codes:
+  0    ok (run/resume: the workflow completed)
+  1    the workflow failed or was denied
+  2    usage or input error (bad flag, invalid JSON, args failing the input schema, invalid capsule)
+  3    not found (unknown workflow or run id)
+  4    conflict (the run is active, the name is taken, the run cannot be resumed)
+  5    a corrupt or unreadable run directory
+  70   internal error (a bug in wf)
+  130  interrupted by Ctrl-C (a run is recorded stopped)
+Every verb takes --json: one JSON document on stdout ({ "ok": ... }), events as JSON Lines.`;
+
+type Opts = { json?: boolean } & Record<string, unknown>;
+
+function verb<A extends unknown[]>(
+  command: Command,
+  name: string,
+  body: (ctx: CliContext, ...args: [...A, Opts]) => Promise<ExitCode>,
+): Command {
+  return command
+    .option('--json', 'machine-readable output on stdout')
+    .addHelpText('after', EXIT_CODES_HELP)
+    .action(async (...raw: unknown[]) => {
+      // commander passes the positional arguments, then the options, then the command.
+      const opts = raw[raw.length - 2] as Opts;
+      const positional = raw.slice(0, -2) as A;
+      await runVerb(processContext(name, opts.json === true), (ctx) =>
+        body(ctx, ...positional, opts),
+      );
+    });
+}
+
+export function registerRunVerb(program: Command): void {
+  verb<[string]>(
+    program
+      .command('run')
+      .description('run a workflow with simulated agents (no model is called) and record it')
+      .argument(
+        '<workflow>',
+        'a name from `wf list`, or a file: .workflow.json capsule or .js source',
+      )
+      .option(
+        '--args <json>',
+        "workflow arguments as JSON (default: the capsule's first example, else {})",
+      )
+      .option('--args-file <file>', 'read the arguments from a JSON file')
+      .option(
+        '--agents <provider>',
+        'the agent provider; the command line has `simulated` only',
+        'simulated',
+      )
+      .option('--seed <n>', 'seed for Math.random in the workflow and the simulated answers')
+      .option(
+        '--delay-ms <ms>',
+        'base duration of a simulated child, varied per child (default 400)',
+      )
+      .option(
+        '--trust-local',
+        'confirm running a trusted-local catalog module (full Node authority)',
+      )
+      .option('--no-progress', 'no live progress on stderr'),
+    'run',
+    async (ctx, workflow, opts) => (await run()).runCommand(ctx, workflow, opts as never),
+  );
+}
+
+export function registerResumeVerb(program: Command): void {
+  verb<[string]>(
+    program
+      .command('resume')
+      .description(
+        're-run a recorded run from its journal (completed children are not re-run), then continue live',
+      )
+      .argument('<runId>', 'a run id from `wf runs`')
+      .option(
+        '--delay-ms <ms>',
+        'base duration of a simulated child that still has to run (default 400)',
+      )
+      .option('--no-progress', 'no live progress on stderr'),
+    'resume',
+    async (ctx, runId, opts) => (await run()).resumeCommand(ctx, runId, opts as never),
+  );
+}
+
+export function registerListVerb(program: Command): void {
+  verb<[]>(
+    program
+      .command('list')
+      .description(
+        'list workflows: built-ins, patterns, project and personal catalog, with scope, trust and validity',
+      ),
+    'list',
+    async (ctx) => (await import('./list.js')).listCommand(ctx),
+  );
+}
+
+export function registerRunsVerb(program: Command): void {
+  verb<[]>(
+    program
+      .command('runs')
+      .description('list recent runs recorded in this directory (.dsh/workflow-runs)')
+      .option('--limit <n>', 'how many (default 20)')
+      .option('--all', 'every run'),
+    'runs',
+    async (ctx, opts) => (await runs()).runsCommand(ctx, opts as never),
+  );
+}
+
+export function registerShowVerb(program: Command): void {
+  verb<[string]>(
+    program
+      .command('show')
+      .description('show one run: summary, phases, agents, cost')
+      .argument('<runId>', 'a run id or display name'),
+    'show',
+    async (ctx, runId) => (await runs()).showCommand(ctx, runId),
+  );
+}
+
+export function registerEventsVerb(program: Command): void {
+  verb<[string]>(
+    program
+      .command('events')
+      .description("print a run's event log (--json: JSON Lines)")
+      .argument('<runId>', 'a run id or display name')
+      .option('--follow', 'keep printing new events until the run ends (Ctrl-C to stop)')
+      .option('--after <seq>', 'only events after this sequence number')
+      .option('--interval-ms <ms>', 'poll interval for --follow (default 200)'),
+    'events',
+    async (ctx, runId, opts) => (await runs()).eventsCommand(ctx, runId, opts as never),
+  );
+}
+
+export function registerSaveVerb(program: Command): void {
+  verb<[string, string]>(
+    program
+      .command('save')
+      .description("save a run's workflow into the catalog as a capsule")
+      .argument('<runId>', 'the run whose workflow to save')
+      .argument('<name>', 'the new workflow name (kebab-case)')
+      .option(
+        '--scope <scope>',
+        'project (.dsh/workflows, default) or personal ($DSH_HOME/workflows)',
+      )
+      .option('--replace', 'replace an existing workflow of that name (the old one is archived)'),
+    'save',
+    async (ctx, runId, name, opts) =>
+      (await import('./save.js')).saveCommand(ctx, runId, name, opts as never),
+  );
+}
+
+export function registerDeleteRunVerb(program: Command): void {
+  verb<[string]>(
+    program
+      .command('delete-run')
+      .description('delete an ended run (an active run is never deleted)')
+      .argument('<runId>', 'a run id')
+      .option('--force', 'also delete a stale non-terminal record whose owner is gone'),
+    'delete-run',
+    async (ctx, runId, opts) => (await runs()).deleteRunCommand(ctx, runId, opts as never),
+  );
+}
+
+export function registerPruneVerb(program: Command): void {
+  verb<[]>(
+    program
+      .command('prune')
+      .description('delete old ended runs (live and unfinished runs are never touched)')
+      .option('--keep <n>', 'keep the newest n ended runs (default 20)')
+      .option('--older-than <age>', 'only prune runs that ended before this age, e.g. 30d, 12h')
+      .option('--dry-run', 'print what would be pruned, delete nothing'),
+    'prune',
+    async (ctx, opts) => (await runs()).pruneCommand(ctx, opts as never),
+  );
+}
+
+export function registerReportVerb(program: Command): void {
+  verb<[string]>(
+    program
+      .command('report')
+      .description('write a self-contained HTML timeline of a run')
+      .argument('<runId>', 'a run id or display name')
+      .option('--out <file>', 'where to write it (default <runId>.report.html)'),
+    'report',
+    async (ctx, runId, opts) => (await runs()).reportCommand(ctx, runId, opts as never),
+  );
+}

@@ -1,0 +1,76 @@
+// Where the command line finds things: the built-in workflows and patterns (@wf/patterns), the
+// project and personal catalogs (`<cwd>/.dsh/workflows`, `$DSH_HOME/workflows`), and the run store
+// (`<cwd>/.dsh/workflow-runs`), all through @wf/catalog-fs so the CLI and the plugin share one
+// on-disk format.
+import { join } from 'node:path';
+import type { WorkflowCapsule } from '@wf/bridge';
+import {
+  type Catalog,
+  defaultCatalogRoots,
+  openCatalog,
+  openRunStore,
+  type RunStore,
+} from '@wf/catalog-fs';
+import { BUILT_INS, PATTERNS } from '@wf/patterns';
+import type { CliContext } from './context.js';
+import { CliError } from './errors.js';
+
+export type { RunStore };
+
+export interface BuiltinWorkflow {
+  readonly name: string;
+  readonly origin: 'built-in' | 'pattern';
+  readonly capsule: WorkflowCapsule;
+}
+
+let builtins: BuiltinWorkflow[] | undefined;
+
+/** Built-ins first, then patterns: the precedence `wf run <name>` resolves with. */
+export function builtinWorkflows(): readonly BuiltinWorkflow[] {
+  builtins ??= [
+    ...BUILT_INS.map((capsule) => ({
+      name: capsule.manifest.name,
+      origin: 'built-in' as const,
+      capsule,
+    })),
+    ...PATTERNS.map((capsule) => ({
+      name: capsule.manifest.name,
+      origin: 'pattern' as const,
+      capsule,
+    })),
+  ];
+  return builtins;
+}
+
+export function runsRoot(ctx: CliContext): string {
+  return join(ctx.cwd, '.dsh', 'workflow-runs');
+}
+
+/** The catalog, or undefined when its roots cannot be opened (the CLI still runs built-ins). */
+export async function openProjectCatalog(ctx: CliContext): Promise<Catalog | undefined> {
+  const roots = defaultCatalogRoots(ctx.cwd, { DSH_HOME: ctx.env.DSH_HOME, HOME: ctx.env.HOME });
+  try {
+    return await openCatalog({ project: roots.project, personal: roots.personal });
+  } catch (e) {
+    if (!ctx.json)
+      ctx.stderr.write(
+        `wf: the workflow catalog cannot be opened (${(e as Error).message}); only built-ins are available\n`,
+      );
+    return undefined;
+  }
+}
+
+export async function openProjectStore(ctx: CliContext): Promise<RunStore> {
+  try {
+    return await openRunStore({ project: ctx.cwd, root: runsRoot(ctx) });
+  } catch (e) {
+    throw new CliError(
+      'WF_CLI_RUN_CORRUPT',
+      `the run store at ${runsRoot(ctx)} cannot be opened: ${(e as Error).message}`,
+      {
+        hint: 'check that .dsh/workflow-runs is a real directory you can write (not a symlink)',
+        cause: e,
+      },
+    );
+  }
+}

@@ -1,0 +1,80 @@
+/// <reference lib="dom" />
+// `wf report` on a real recorded 100-agent run (the real bin, engine, sandbox and run store),
+// opened in Debian's headless Chromium: no console error, no request, one visible bar per agent,
+// the phases drawn as bands, and a screenshot left in artifacts/.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { artifactPath, type Browser, launchChromium } from './helpers/chromium.js';
+import { buildWf, demoCapsule, json, type Project, tempProject, wf } from './helpers/wf-cli.js';
+
+let p: Project;
+let browser: Browser;
+
+const HUNDRED = `async function run(wf, args) {
+  const ids = [];
+  for (let i = 0; i < args.count; i += 1) ids.push('reviewer-' + String(i + 1).padStart(3, '0'));
+  const found = await wf.phase('review', () =>
+    wf.parallel(ids.map((name) => () => wf.runAgent({ name, prompt: 'Review part ' + name, readOnly: true }))),
+  );
+  const verified = await wf.phase('verify', () =>
+    wf.parallel(found.slice(0, 10).map((f, i) => () => wf.runAgent({ name: 'verify-' + (i + 1), prompt: 'Verify ' + (f ? f.taskId : 'none'), readOnly: true }))),
+  );
+  const merged = await wf.phase('synthesis', () => wf.synthesize({ inputs: verified.map((v) => (v ? v.finalText : null)), rubric: 'merge' }));
+  return { synthesis: merged.text, reviewed: found.length };
+}
+`;
+
+beforeAll(async () => {
+  await buildWf();
+  p = tempProject();
+  const capsule = demoCapsule({ name: 'hundred-agents', source: HUNDRED, maxAgents: 100 });
+  capsule.manifest.phases = ['review', 'verify', 'synthesis'];
+  capsule.manifest.maxConcurrency = 8;
+  capsule.manifest.inputSchema = {
+    type: 'object',
+    properties: { count: { type: 'integer' } },
+    required: ['count'],
+    additionalProperties: false,
+  } as never;
+  capsule.inputs = { description: 'how many reviewers', examples: [{ count: 89 }] } as never;
+  p.file('hundred.workflow.json', capsule);
+  browser = await launchChromium();
+}, 240_000);
+
+afterAll(async () => {
+  await browser?.close();
+  p?.cleanup();
+});
+
+describe('wf report in headless Chromium', () => {
+  it('shows a recorded 100-agent run: one bar per agent, no errors, no network', async () => {
+    const ran = await wf(
+      ['run', 'hundred.workflow.json', '--delay-ms', '30', '--seed', '11', '--json'],
+      p,
+    );
+    expect(ran.code, ran.stderr).toBe(0);
+    const runId = String(json(ran).runId);
+    expect(json(ran)).toMatchObject({ cost: { agentsStarted: 100 } });
+    const rep = await wf(['report', runId, '--out', 'hundred.html', '--json'], p);
+    expect(rep.code).toBe(0);
+    const w = await browser.open(String(json(rep).path));
+    expect(w.consoleErrors).toEqual([]);
+    expect(w.pageErrors).toEqual([]);
+    expect(w.requests).toEqual([]);
+    const bars = await w.page.$$eval('.bar', (els) =>
+      els.map((el) => ({
+        id: el.getAttribute('data-task-id'),
+        cls: el.className,
+        width: el.getBoundingClientRect().width,
+      })),
+    );
+    expect(bars).toHaveLength(100);
+    expect(new Set(bars.map((b) => b.id)).size).toBe(100);
+    expect(bars.every((b) => b.width >= 2 && b.cls.includes('o-completed'))).toBe(true);
+    expect(bars.filter((b) => b.cls.includes('k-synthesis'))).toHaveLength(1);
+    expect(await w.page.locator('.band').count()).toBe(3);
+    expect(await w.page.locator('.stats').textContent()).toContain('agents100');
+    expect(await w.page.locator('.prose').textContent()).toContain('synthesis');
+    await w.page.screenshot({ path: artifactPath('report-cli-100-agents.png'), fullPage: true });
+    await w.page.close();
+  }, 120_000);
+});
