@@ -239,10 +239,49 @@ interface RenderedFile {
   readonly category: PathCategory;
   readonly riskReasons: string[];
   readonly headerOut: readonly string[];
-  readonly hunks: readonly RenderedHunk[];
+  readonly hunks: () => readonly RenderedHunk[];
   readonly strayOut: readonly string[];
+  /** All rendered lines of the file, header first. */
+  readonly out: readonly string[];
   readonly lines: number;
   readonly bytes: number;
+}
+
+function prefixOf(hunk: ParsedHunk): number {
+  // Combined hunks have one prefix column per parent (the header's @ count minus one).
+  return hunk.combined ? Math.max(1, hunk.header.indexOf(' ') - 1) : 1;
+}
+
+/** A hunk's lines with their rendered pieces and their old/new line numbers. */
+function renderHunk(hunk: ParsedHunk, o: ResolvedOptions): RenderedHunk {
+  let oldNo = hunk.oldLines === 0 ? hunk.oldStart + 1 : hunk.oldStart;
+  let newNo = hunk.newLines === 0 ? hunk.newStart + 1 : hunk.newStart;
+  const prefix = prefixOf(hunk);
+  const body: BodyLine[] = hunk.lines.map((line) => {
+    const c = line[0];
+    const kind: BodyLine['kind'] = hunk.combined
+      ? 'context'
+      : c === '+'
+        ? 'add'
+        : c === '-'
+          ? 'del'
+          : c === '\\'
+            ? 'marker'
+            : 'context';
+    const entry: BodyLine = {
+      out: splitLongLine(line, prefix, o.maxLineChars),
+      kind,
+      oldNo,
+      newNo,
+    };
+    if (kind === 'context') {
+      oldNo += 1;
+      newNo += 1;
+    } else if (kind === 'add') newNo += 1;
+    else if (kind === 'del') oldNo += 1;
+    return entry;
+  });
+  return { hunk, headerOut: splitLongLine(hunk.header, 0, o.maxLineChars), body };
 }
 
 function renderFile(parsed: ParsedFile, o: ResolvedOptions): RenderedFile {
@@ -263,45 +302,31 @@ function renderFile(parsed: ParsedFile, o: ResolvedOptions): RenderedFile {
       0,
     ) + parsed.strayLines.reduce((n, l) => n + utf8Bytes(l) + 1, 0);
   const tooLarge = rawBytes > o.maxFileBytes;
-  const hunks: RenderedHunk[] = [];
   let strayOut: string[] = [];
+  // Every rendered line once, in order (pushed, not spread: diffs can have millions of lines).
+  const all: string[] = [];
+  let bytes = 0;
+  const add = (line: string) => {
+    all.push(line);
+    bytes += utf8Bytes(line) + 1;
+  };
+  for (const l of headerOut) add(l);
   if (tooLarge) {
-    headerOut.push(
-      `# diff omitted: ${rawBytes} bytes is over the ${o.maxFileBytes}-byte per-file limit (+${parsed.additions} -${parsed.deletions} lines)`,
-    );
+    const note = `# diff omitted: ${rawBytes} bytes is over the ${o.maxFileBytes}-byte per-file limit (+${parsed.additions} -${parsed.deletions} lines)`;
+    headerOut.push(note);
+    add(note);
   } else {
     for (const hunk of parsed.hunks) {
-      let oldNo = hunk.oldLines === 0 ? hunk.oldStart + 1 : hunk.oldStart;
-      let newNo = hunk.newLines === 0 ? hunk.newStart + 1 : hunk.newStart;
-      const prefix = hunk.combined ? Math.max(1, hunk.header.indexOf(' ') - 1) : 1;
-      const body: BodyLine[] = hunk.lines.map((line) => {
-        const c = line[0];
-        const kind: BodyLine['kind'] = hunk.combined
-          ? 'context'
-          : c === '+'
-            ? 'add'
-            : c === '-'
-              ? 'del'
-              : c === '\\'
-                ? 'marker'
-                : 'context';
-        const entry: BodyLine = { out: split(line, prefix), kind, oldNo, newNo };
-        if (kind === 'context') {
-          oldNo += 1;
-          newNo += 1;
-        } else if (kind === 'add') newNo += 1;
-        else if (kind === 'del') oldNo += 1;
-        return entry;
-      });
-      hunks.push({ hunk, headerOut: split(hunk.header, 0), body });
+      for (const l of split(hunk.header, 0)) add(l);
+      const prefix = prefixOf(hunk);
+      for (const line of hunk.lines) {
+        if (line.length <= o.maxLineChars) add(line);
+        else for (const piece of split(line, prefix)) add(piece);
+      }
     }
     strayOut = parsed.strayLines.flatMap((l) => split(l, 0));
+    for (const l of strayOut) add(l);
   }
-  const all = [
-    ...headerOut,
-    ...hunks.flatMap((h) => [...h.headerOut, ...h.body.flatMap((b) => b.out)]),
-    ...strayOut,
-  ];
   const riskReasons: string[] = [];
   const oldPath = parsed.oldPath;
   for (const { glob, re } of o.highRisk) {
@@ -333,10 +358,12 @@ function renderFile(parsed: ParsedFile, o: ResolvedOptions): RenderedFile {
     category: categoryOf(path),
     riskReasons,
     headerOut,
-    hunks,
+    // Line records are only needed to split a file over several packets.
+    hunks: () => (tooLarge ? [] : parsed.hunks.map((h) => renderHunk(h, o))),
     strayOut,
+    out: all,
     lines: all.length,
-    bytes: all.reduce((n, l) => n + utf8Bytes(l) + 1, 0),
+    bytes,
   };
 }
 
@@ -374,7 +401,7 @@ function chunkFile(f: RenderedFile, o: ResolvedOptions): { lines: string[]; over
   let piece: Piece = { segments: [], oversize: false };
   let bytes = headerBytes;
   let lines = f.headerOut.length;
-  for (const h of f.hunks) {
+  for (const h of f.hunks()) {
     let segment: Segment | null = null;
     const items: Item[] = h.body.flatMap((rec) =>
       rec.out.map((out, k) => ({ out, rec, first: k === 0 })),
@@ -500,11 +527,6 @@ export function buildReviewPackets(
         });
         continue;
       }
-      const fileLines = [
-        ...f.headerOut,
-        ...f.hunks.flatMap((h) => [...h.headerOut, ...h.body.flatMap((b) => b.out)]),
-        ...f.strayOut,
-      ];
       if (
         current === null ||
         current.files.length >= o.maxFilesPerPacket ||
@@ -522,7 +544,7 @@ export function buildReviewPackets(
         drafts.push(current);
       }
       current.files.push(f);
-      current.lines.push(...fileLines);
+      for (const l of f.out) current.lines.push(l);
       current.bytes += f.bytes;
     }
   }
