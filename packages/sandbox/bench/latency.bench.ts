@@ -11,7 +11,8 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 150);
 const LIB_EVERY = 3; // the library is ~10x slower; sample it every third round
 
 const sb = await createSandbox({ poolSize: 1 });
-const { runSandboxed } = await loadQuickJs(variant);
+// The variant's CJS typings confuse NodeNext resolution; at run time it is the ESM default export.
+const { runSandboxed } = await loadQuickJs(variant as unknown as Parameters<typeof loadQuickJs>[0]);
 
 const oursOnce = async () => {
   const o = await sb.run({
