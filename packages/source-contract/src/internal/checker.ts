@@ -56,22 +56,19 @@ class Scope {
 const MODE_EXPR = 0;
 const MODE_DECL = 1;
 const MODE_ASSIGN = 2;
+/** Stack entries that enter or leave a control frame (the node slot holds the Frame). */
+const MODE_ENTER = 3;
+const MODE_EXIT = 4;
 type Mode = typeof MODE_EXPR | typeof MODE_DECL | typeof MODE_ASSIGN;
-
-interface NodeTask {
-  n: Node;
-  s: Scope;
-  m: Mode;
-  /** Declaration target for MODE_DECL. */
-  d: Scope | null;
-}
-type Task = NodeTask | (() => void);
+type StackMode = Mode | typeof MODE_ENTER | typeof MODE_EXIT;
 
 /** Control frames for the unbounded-loop lint: which loops some exit statement leaves. */
 interface Frame {
   kind: 'loop' | 'switch' | 'label' | 'function' | 'try';
   label?: string;
   exited?: boolean;
+  /** For loops with a constant condition: reported on exit unless something left them. */
+  unbounded?: t.Loop;
 }
 
 interface Ref {
@@ -238,7 +235,11 @@ function closestWfMethod(name: string): string | null {
 
 export class Analyzer {
   readonly findings: Finding[] = [];
-  private readonly stack: Task[] = [];
+  // The work stack as parallel arrays (one entry per pending node, no per-node allocation).
+  private readonly stackNodes: (Node | Frame)[] = [];
+  private readonly stackScopes: Scope[] = [];
+  private readonly stackModes: StackMode[] = [];
+  private readonly stackTargets: (Scope | null)[] = [];
   private readonly frames: Frame[] = [];
   private readonly refs: Ref[] = [];
   private readonly wfMembers: WfMember[] = [];
@@ -283,8 +284,15 @@ export class Analyzer {
     });
   }
 
+  private entry(n: Node | Frame, s: Scope, m: StackMode, d: Scope | null): void {
+    this.stackNodes.push(n);
+    this.stackScopes.push(s);
+    this.stackModes.push(m);
+    this.stackTargets.push(d);
+  }
+
   private push(n: Node, s: Scope, m: Mode = MODE_EXPR, d: Scope | null = null): void {
-    this.stack.push({ n, s, m, d });
+    this.entry(n, s, m, d);
   }
 
   private pushAll(
@@ -295,17 +303,21 @@ export class Analyzer {
   ): void {
     for (let i = nodes.length - 1; i >= 0; i--) {
       const n = nodes[i];
-      if (n) this.stack.push({ n, s, m, d });
+      if (n) this.entry(n, s, m, d);
     }
   }
 
   private drain(): void {
-    const stack = this.stack;
-    while (stack.length > 0) {
-      const task = stack.pop() as Task;
-      if (typeof task === 'function') task();
-      else if (task.m === MODE_EXPR) this.visit(task.n, task.s);
-      else this.visitPattern(task.n, task.s, task.m, task.d);
+    const { stackNodes, stackScopes, stackModes, stackTargets } = this;
+    while (stackNodes.length > 0) {
+      const n = stackNodes.pop() as Node | Frame;
+      const s = stackScopes.pop() as Scope;
+      const m = stackModes.pop() as StackMode;
+      const d = stackTargets.pop() as Scope | null;
+      if (m === MODE_EXPR) this.visit(n as Node, s);
+      else if (m === MODE_ENTER) this.frames.push(n as Frame);
+      else if (m === MODE_EXIT) this.leaveFrame(n as Frame);
+      else this.visitPattern(n as Node, s, m, d);
     }
   }
 
@@ -442,15 +454,22 @@ export class Analyzer {
    * Runs `children` (which push tasks) inside `frame`: the frame is entered when the first of
    * those tasks is about to run and left after the last, whatever else is on the stack.
    */
-  private withFrame(frame: Frame, children: () => void, onExit?: () => void): void {
-    this.stack.push(() => {
-      this.frames.pop();
-      onExit?.();
-    });
+  private withFrame(frame: Frame, children: () => void): void {
+    this.entry(frame, this.global, MODE_EXIT, null);
     children();
-    this.stack.push(() => {
-      this.frames.push(frame);
-    });
+    this.entry(frame, this.global, MODE_ENTER, null);
+  }
+
+  private leaveFrame(frame: Frame): void {
+    this.frames.pop();
+    if (frame.unbounded && !frame.exited) {
+      this.report(
+        C.WF_LINT_UNBOUNDED_LOOP,
+        frame.unbounded,
+        'this loop has a constant condition and no break, return or throw that leaves it',
+        'bound it: loop over a fixed count (for (let i = 0; i < max; i++)) or add a break',
+      );
+    }
   }
 
   /** Marks loops left by an exit; `until` picks the frame that stops the search. */
@@ -493,17 +512,8 @@ export class Analyzer {
   }
 
   private loop(node: t.Loop, candidate: boolean, children: () => void): void {
-    const frame: Frame = { kind: 'loop', exited: false };
-    this.withFrame(frame, children, () => {
-      if (candidate && !frame.exited) {
-        this.report(
-          C.WF_LINT_UNBOUNDED_LOOP,
-          node,
-          'this loop has a constant condition and no break, return or throw that leaves it',
-          'bound it: loop over a fixed count (for (let i = 0; i < max; i++)) or add a break',
-        );
-      }
-    });
+    const frame: Frame = candidate ? { kind: 'loop', unbounded: node } : { kind: 'loop' };
+    this.withFrame(frame, children);
   }
 
   // ---- functions and classes -----------------------------------------------------------------

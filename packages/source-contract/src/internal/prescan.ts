@@ -77,6 +77,13 @@ export function utf8Length(source: string): number {
 
 /** The first bracket (`(`, `[`, `{`, `${`) that opens deeper than maxDepth, or null. */
 export function findExcessiveNesting(source: string, maxDepth: number): DepthFinding | null {
+  // Fast path: depth never exceeds the number of opening brackets (`${` includes a `{`).
+  let opens = 0;
+  for (let k = 0; k < source.length; k++) {
+    const c = source.charCodeAt(k);
+    if (c === 40 || c === 91 || c === 123) opens++;
+  }
+  if (opens <= maxDepth) return null;
   let state: State = State.Code;
   let depth = 0;
   let regexAllowed = true;
