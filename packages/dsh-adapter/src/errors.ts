@@ -7,18 +7,12 @@ export const DSH_ERROR_CODES = {
   WF_DSH_PROVIDER_MISSING: 'WF_DSH_PROVIDER_MISSING',
   /** `ctx.subagents.start` rejected: the child could not be launched. */
   WF_DSH_LAUNCH_FAILED: 'WF_DSH_LAUNCH_FAILED',
-  /** The read-only allow-list came out empty or the parent's tools could not be read. */
-  WF_DSH_READ_ONLY_UNAVAILABLE: 'WF_DSH_READ_ONLY_UNAVAILABLE',
   /** A child failed (model/transport error, refusal, token ceiling, infrastructure fault). */
   WF_DSH_CHILD_FAILED: 'WF_DSH_CHILD_FAILED',
   /** A child finished but its verification evidence did not satisfy the task. */
   WF_DSH_VERIFICATION_FAILED: 'WF_DSH_VERIFICATION_FAILED',
   /** A child returned no structured value, or one that does not match its schema. */
   WF_DSH_STRUCTURED_INVALID: 'WF_DSH_STRUCTURED_INVALID',
-  /** A session's events could not be read by any known accessor. */
-  WF_DSH_EVENTS_UNAVAILABLE: 'WF_DSH_EVENTS_UNAVAILABLE',
-  /** An optional host service (approval, userQuestions, jobs, sandboxPolicy) is absent or failed. */
-  WF_DSH_SERVICE_UNAVAILABLE: 'WF_DSH_SERVICE_UNAVAILABLE',
   /** A steering message could not be delivered (remote or finished child). */
   WF_DSH_SEND_UNAVAILABLE: 'WF_DSH_SEND_UNAVAILABLE',
 } as const;

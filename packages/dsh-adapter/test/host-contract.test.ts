@@ -15,8 +15,10 @@ import type {
 import type { ToolRuntime } from '@deepseek-ai/dsh-tools';
 import type { ApprovalService } from '@deepseek-ai/dsh-user-approval';
 import type { UserQuestionService } from '@deepseek-ai/dsh-user-questions';
+import { readFileSync } from 'node:fs';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import {
+  DSH_ERROR_CODES,
   type HostAgent,
   type HostApproval,
   type HostJobs,
@@ -81,5 +83,18 @@ describe('structural host types match the real rc.8 contracts', () => {
     const s = realSession();
     expect(Array.isArray(s.events)).toBe(true);
     expect('snapshotEvents' in s).toBe(false);
+  });
+});
+
+describe('error codes', () => {
+  it('every code has its page in docs/errors', () => {
+    for (const code of Object.keys(DSH_ERROR_CODES)) {
+      const page = readFileSync(
+        new URL(`../../../docs/errors/${code}.md`, import.meta.url),
+        'utf8',
+      );
+      expect(page).toContain(`# ${code}`);
+      expect(page).toContain('## Mitigation');
+    }
   });
 });

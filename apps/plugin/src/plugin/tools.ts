@@ -3,6 +3,7 @@
 // answers a bad call with a message naming the field.
 import * as v from 'valibot';
 import type { HostAgent } from '@wf/dsh-adapter';
+import { PluginError } from './errors.js';
 import type { ToolDefinition, ToolExec } from './host-context.js';
 import type { Manager } from './manage.js';
 import type { WorkflowService } from './service.js';
@@ -46,8 +47,10 @@ export const ManageArgs = v.strictObject({
   replace: v.optional(v.boolean()),
 });
 
-export class ToolInputError extends Error {
-  readonly code = 'WF_PLUGIN_INVALID_INPUT';
+export class ToolInputError extends PluginError {
+  constructor(message: string) {
+    super('WF_PLUGIN_INVALID_INPUT', message);
+  }
 }
 
 export function parseArgs<S extends v.GenericSchema>(
@@ -130,8 +133,7 @@ export function createTools(service: WorkflowService, manager: Manager): ToolDef
           },
           { agent, signal: exec.signal, preApproved: await granted },
         );
-        if (!out.ok)
-          throw Object.assign(new Error(`${out.code}: ${out.message}`), { code: out.code });
+        if (!out.ok) throw new PluginError(out.code, `${out.code}: ${out.message}`);
         return out.reply;
       },
     },
@@ -165,8 +167,7 @@ export function createTools(service: WorkflowService, manager: Manager): ToolDef
       async execute(args, exec) {
         const input = parseArgs(manageToolName, ManageArgs, args);
         const out = await manager.manage(callerOf(manageToolName, exec), input, exec.signal);
-        if (!out.ok)
-          throw Object.assign(new Error(`${out.code}: ${out.message}`), { code: out.code });
+        if (!out.ok) throw new PluginError(out.code, `${out.code}: ${out.message}`);
         return out.value;
       },
     },

@@ -1,0 +1,59 @@
+// Error codes of the DSH plugin surface (tools and /workflow). Outcomes are data
+// (`{ ok: false, code, message }`); a tool call that fails throws an Error carrying `code`, which
+// DSH shows the model as an error result. One page per code in docs/errors/.
+export const PLUGIN_ERROR_CODES = {
+  /** A tool or command argument is missing, unknown or malformed (the message names the field). */
+  WF_PLUGIN_INVALID_INPUT: 'WF_PLUGIN_INVALID_INPUT',
+  /** No workflow or run by that name or id. */
+  WF_PLUGIN_NOT_FOUND: 'WF_PLUGIN_NOT_FOUND',
+  /** A catalog entry exists but can never run (invalid capsule, bad name...). */
+  WF_PLUGIN_INVALID_WORKFLOW: 'WF_PLUGIN_INVALID_WORKFLOW',
+  /** A name matches several runs, or both a run and a saved workflow. */
+  WF_PLUGIN_AMBIGUOUS: 'WF_PLUGIN_AMBIGUOUS',
+  /** A trusted-local workflow was not confirmed, or nothing can answer the confirmation. */
+  WF_PLUGIN_CONFIRMATION_REQUIRED: 'WF_PLUGIN_CONFIRMATION_REQUIRED',
+  /** `wf.workflow(name)` named a trusted-local workflow: never run nested. */
+  WF_PLUGIN_TRUSTED_LOCAL_NESTED: 'WF_PLUGIN_TRUSTED_LOCAL_NESTED',
+  /** The engine refused to start the run. */
+  WF_PLUGIN_START_FAILED: 'WF_PLUGIN_START_FAILED',
+  /** The run failed on the host side (a port threw); the workflow itself may be fine. */
+  WF_PLUGIN_HOST_ERROR: 'WF_PLUGIN_HOST_ERROR',
+  /** pause/resume/stop named a run that is not active. */
+  WF_PLUGIN_NOT_ACTIVE: 'WF_PLUGIN_NOT_ACTIVE',
+  /** delete/resume-run named a run that is still active (invariant 9). */
+  WF_PLUGIN_RUN_ACTIVE: 'WF_PLUGIN_RUN_ACTIVE',
+  /** save/revise on something without a capsule (a trusted-local run, a source file). */
+  WF_PLUGIN_NOT_SAVEABLE: 'WF_PLUGIN_NOT_SAVEABLE',
+  /** resume-run on a run with no recorded source. */
+  WF_PLUGIN_NOT_RESUMABLE: 'WF_PLUGIN_NOT_RESUMABLE',
+  /** The project/personal catalog could not be opened (a symlinked root, permissions). */
+  WF_PLUGIN_CATALOG_UNAVAILABLE: 'WF_PLUGIN_CATALOG_UNAVAILABLE',
+  /** The plugin is being unloaded; no new runs start. */
+  WF_PLUGIN_UNLOADING: 'WF_PLUGIN_UNLOADING',
+} as const;
+
+export type PluginErrorCode = keyof typeof PLUGIN_ERROR_CODES;
+
+const BRAND = Symbol.for('@wf/plugin.error');
+
+/** What a failing tool call throws: DSH renders the message; `code` stays machine-readable. */
+export class PluginError extends Error {
+  readonly code: string;
+  override readonly cause?: unknown;
+  readonly [BRAND] = true;
+
+  constructor(code: string, message: string, options?: { cause?: unknown }) {
+    super(message);
+    this.name = 'PluginError';
+    this.code = code;
+    if (options && 'cause' in options) this.cause = options.cause;
+  }
+
+  static is(value: unknown): value is PluginError {
+    return (
+      typeof value === 'object' &&
+      value !== null &&
+      (value as { [BRAND]?: unknown })[BRAND] === true
+    );
+  }
+}

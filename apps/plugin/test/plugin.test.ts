@@ -1,0 +1,480 @@
+// The DSH plugin's surfaces, applied to a host-shaped context: real @wf engine, sandbox, catalog
+// and run store on disk, real rc.8 `Session`s for the parent and the children; only the DSH
+// subagent transport is scripted. The real host itself is exercised by tests/dsh-e2e.
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Context } from '@deepseek-ai/cordis';
+import { type Session, SessionStore } from '@deepseek-ai/dsh-session';
+import type { HostAgent, HostJobs, HostSubagentRun } from '@wf/dsh-adapter';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import pluginDefault, {
+  apply as publicApply,
+  Config,
+  inject,
+  name,
+  parseConfig,
+} from '../src/index.js';
+import type { ToolDefinition, PluginHost } from '../src/plugin/host-context.js';
+import { PLUGIN_ERROR_CODES } from '../src/plugin/errors.js';
+import { apply } from '../src/plugin/plugin.js';
+import { promptSection } from '../src/plugin/prompt.js';
+import { splitArgs } from '../src/plugin/command.js';
+
+const store = new SessionStore(new Context());
+
+let dir: string;
+beforeEach(() => {
+  dir = realpathSync(mkdtempSync(join(tmpdir(), 'wf-plugin-')));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+function agentFor(session: Session, extra: Partial<HostAgent> = {}): HostAgent {
+  return { id: String(session.id), session, ...extra };
+}
+
+interface Harness {
+  readonly ctx: PluginHost;
+  readonly tools: Map<string, ToolDefinition>;
+  readonly sections: { name: string; order: number; text: string }[];
+  readonly commands: Map<
+    string,
+    (inv: { agent: HostAgent; rawInput: string; signal: AbortSignal }) => Promise<unknown>
+  >;
+  readonly parent: HostAgent;
+  readonly parentSession: Session;
+  readonly starts: { label?: string | undefined; toolFilter?: unknown; agentOptions?: unknown }[];
+  readonly approvals: string[];
+  readonly jobs: { label: string; done: Promise<unknown> }[];
+  unload(): Promise<void>;
+  /** Children wait on this before answering. */
+  gate: Promise<void>;
+}
+
+function harness(
+  options: {
+    config?: Record<string, unknown>;
+    approval?: string;
+    sandboxMode?: string;
+    questions?: (q: unknown) => Promise<unknown>;
+    withJobs?: boolean;
+  } = {},
+): Harness {
+  const tools = new Map<string, ToolDefinition>();
+  const sections: { name: string; order: number; text: string }[] = [];
+  const commands = new Map<
+    string,
+    (inv: { agent: HostAgent; rawInput: string; signal: AbortSignal }) => Promise<unknown>
+  >();
+  const starts: Harness['starts'] = [];
+  const approvals: string[] = [];
+  const jobs: Harness['jobs'] = [];
+  let disposer: (() => unknown) | undefined;
+  const parentSession = store.create(undefined, { meta: { cwd: dir } });
+  const parent = agentFor(parentSession);
+  const h: Harness = {
+    gate: Promise.resolve(),
+    ctx: undefined as unknown as PluginHost,
+    tools,
+    sections,
+    commands,
+    parent,
+    parentSession,
+    starts,
+    approvals,
+    jobs,
+    async unload() {
+      await disposer?.();
+    },
+  };
+  const services: Record<string, unknown> = {
+    approval: options.approval
+      ? {
+          async request(r: { reason?: string }) {
+            approvals.push(r.reason ?? '');
+            return options.approval;
+          },
+        }
+      : undefined,
+    sandboxPolicy: {
+      resolve: () => ({ mode: options.sandboxMode ?? 'workspace-write', workspaceRoot: dir }),
+    },
+    userQuestions: options.questions ? { ask: options.questions } : undefined,
+    jobs: options.withJobs
+      ? ({
+          start(spec) {
+            const hooks = spec.run();
+            jobs.push({ label: spec.label, done: hooks.done });
+            return `workflow-${jobs.length}`;
+          },
+        } satisfies HostJobs)
+      : undefined,
+  };
+  const ctx: PluginHost = {
+    tools: {
+      register(def) {
+        if (tools.has(def.name)) throw new Error(`duplicate tool ${def.name}`);
+        tools.set(def.name, def);
+        return () => tools.delete(def.name);
+      },
+      schemas: () =>
+        ['read', 'grep', 'glob', 'bash', 'write', ...tools.keys()].map((n) => ({ name: n })),
+    },
+    subagents: {
+      getProvider: (n) =>
+        n === 'spawn'
+          ? {
+              name: 'spawn',
+              capabilities: {
+                outputSchema: true,
+                depthLimit: true,
+                toolFilter: true,
+                persona: true,
+              },
+            }
+          : undefined,
+      async start(
+        _provider,
+        request: {
+          label?: string;
+          toolFilter?: unknown;
+          agentOptions?: unknown;
+          prompt: { text: string }[];
+        },
+      ): Promise<HostSubagentRun> {
+        starts.push({
+          label: request.label,
+          toolFilter: request.toolFilter,
+          agentOptions: request.agentOptions,
+        });
+        const session = store.create(undefined, {
+          meta: { cwd: dir, origin: 'subagent', parentSession: parentSession.id },
+        });
+        const text = `done: ${request.label}`;
+        const result = h.gate.then(() => {
+          session.append(
+            'assistant/message',
+            {
+              turn: 1,
+              step: 1,
+              message: {
+                id: `m-${session.id}`,
+                role: 'assistant',
+                source: { kind: 'model', provider: 't', model: 't' },
+                content: [{ type: 'text', text }],
+              } as never,
+              usage: { inputTokens: 10, outputTokens: 5 },
+            },
+            { surfaceOp: 'append' },
+          );
+          return { output: [{ type: 'text', text }], stopReason: 'completed' };
+        });
+        return {
+          id: String(session.id),
+          localAgent: agentFor(session),
+          result,
+          dispose: async () => {},
+        };
+      },
+    },
+    systemPrompt: {
+      section(s) {
+        sections.push(s);
+        return () => {};
+      },
+    },
+    commands: {
+      register(def) {
+        commands.set(def.name, def.handler as never);
+        return () => {};
+      },
+    },
+    get: (n) => services[n],
+    effect(execute) {
+      disposer = execute();
+      return disposer;
+    },
+  };
+  (h as { ctx: PluginHost }).ctx = ctx;
+  const parsed = parseConfig(options.config ?? {});
+  if (!parsed.ok) throw new Error(JSON.stringify(parsed.issues));
+  apply(ctx, parsed.config);
+  return h;
+}
+
+const exec = (h: Harness, signal = new AbortController().signal) => ({ agent: h.parent, signal });
+
+const FAN = `async function run(wf, args) {
+  const r = await wf.parallel(args.names.map((n) => () => wf.runAgent({ name: n, phase: 'fan', prompt: 'go ' + n, readOnly: true })));
+  return r.map((x) => (x ? x.finalText : null));
+}`;
+const MANIFEST = {
+  name: 'unit-fan',
+  description: 'unit fan-out',
+  phases: ['fan'],
+  readOnly: true,
+  maxAgents: 4,
+  maxConcurrency: 4,
+  patterns: ['fan-out-and-synthesize'],
+};
+
+const nativeEvents = (s: Session) =>
+  s.events
+    .filter((e) => e.type.startsWith('tool-workflow/'))
+    .map((e) => [e.type.slice(14), e.data]);
+
+describe('plugin module shape (what DSH imports)', () => {
+  it('exports name, inject, Config and apply, also as the default export', () => {
+    expect(name).toBe('wf-workflows');
+    expect(inject).toEqual(['tools', 'subagents', 'systemPrompt', 'commands']);
+    expect(typeof publicApply).toBe('function');
+    expect(pluginDefault).toMatchObject({ name, inject, Config });
+    // Config is a Standard Schema: DSH validates the patch row's config with it
+    const std = (Config as unknown as { '~standard': { validate(v: unknown): unknown } })[
+      '~standard'
+    ];
+    expect(std.validate(undefined)).toMatchObject({
+      value: { approvalMode: 'generated-and-local', runToolName: 'run_workflow' },
+    });
+    expect(std.validate({ approvalMode: 'sometimes' })).toMatchObject({
+      issues: [expect.objectContaining({})],
+    });
+  });
+
+  it('config: defaults leave maxTokens unset; bad values are named by path', () => {
+    const ok = parseConfig(undefined);
+    expect(ok.ok && ok.config).toMatchObject({ tiers: {}, wallMs: 0, provider: 'spawn' });
+    const bad = parseConfig({
+      approvalMode: 'sometimes',
+      tiers: { fast: { maxTokens: 0 } },
+      runToolName: 'Run!',
+      extra: 1,
+    });
+    expect(bad.ok).toBe(false);
+    const paths = bad.ok ? [] : bad.issues.map((i) => i.path);
+    expect(paths).toEqual(
+      expect.arrayContaining(['approvalMode', 'tiers.fast.maxTokens', 'runToolName']),
+    );
+  });
+
+  it('the prompt section names the configured tools and never uses {{ (strict interpolation)', () => {
+    const parsed = parseConfig({ runToolName: 'wf_run' });
+    const text = parsed.ok ? promptSection(parsed.config) : '';
+    expect(text).toContain('`wf_run`');
+    expect(text).not.toContain('{{');
+  });
+
+  it('registers three tools, the command and the prompt section after the host workflow guidance', () => {
+    const h = harness({ config: { listToolName: 'wf_list' } });
+    expect([...h.tools.keys()]).toEqual(['wf_list', 'run_workflow', 'workflow_manage']);
+    expect([...h.commands.keys()]).toEqual(['workflow']);
+    expect(h.sections).toEqual([
+      expect.objectContaining({ name: 'tool:wf-workflows', order: 116 }),
+    ]);
+    for (const t of h.tools.values()) expect(t.output.schema).toBeDefined();
+  });
+
+  it('every error code the plugin produces has a page in docs/errors', () => {
+    for (const code of Object.keys(PLUGIN_ERROR_CODES)) {
+      const page = readFileSync(
+        new URL(`../../../docs/errors/${code}.md`, import.meta.url),
+        'utf8',
+      );
+      expect(page).toContain(code);
+      expect(page).toMatch(/Mitigation/);
+    }
+  });
+});
+
+describe('run_workflow', () => {
+  it('validates arguments itself (DSH raw register does not) and names the field', async () => {
+    const h = harness();
+    const run = h.tools.get('run_workflow');
+    await expect(run?.execute({ nam: 'x' }, exec(h))).rejects.toThrow(/nam/);
+    await expect(run?.execute({ name: 'a', source: 'b' }, exec(h))).rejects.toThrow(
+      /exactly one of `name`/,
+    );
+    await expect(
+      run?.execute({ source: FAN, manifest: { ...MANIFEST, maxAgents: 0 } }, exec(h)),
+    ).rejects.toThrow(/maxAgents/);
+    expect(h.starts).toEqual([]);
+  });
+
+  it('runs an inline fan-out on the DSH transport, with native events and a run on disk', async () => {
+    const h = harness({ approval: 'allowed-once' });
+    const reply = (await h.tools
+      .get('run_workflow')
+      ?.execute(
+        { source: FAN, manifest: MANIFEST, args: { names: ['a', 'b', 'c'] } },
+        exec(h),
+      )) as { runId: string; status: string; result: unknown };
+    expect(reply).toMatchObject({ status: 'completed', result: ['done: a', 'done: b', 'done: c'] });
+    expect(h.approvals).toEqual([expect.stringContaining('unit-fan')]);
+    expect(h.starts.map((s) => s.toolFilter)).toEqual([
+      { allow: ['read', 'glob', 'grep'] },
+      { allow: ['read', 'glob', 'grep'] },
+      { allow: ['read', 'glob', 'grep'] },
+    ]);
+    expect(h.starts.every((s) => s.agentOptions === undefined)).toBe(true);
+    const ev = nativeEvents(h.parentSession);
+    expect(ev[0]).toEqual(['run-start', { runId: reply.runId, name: 'unit-fan' }]);
+    expect(ev.at(-1)).toEqual(['run-end', { runId: reply.runId, stopReason: 'completed' }]);
+    expect(ev.filter(([t]) => t === 'agent-start')).toHaveLength(3);
+    expect(ev.filter(([t]) => t === 'agent-end')).toHaveLength(3);
+    const snap = JSON.parse(
+      readFileSync(join(dir, '.dsh', 'workflow-runs', reply.runId, 'run.json'), 'utf8'),
+    );
+    expect(snap).toMatchObject({ status: 'completed', workflow: 'unit-fan' });
+  });
+
+  it('gates by sandbox mode: full access never asks; a rejected approval denies with no child', async () => {
+    const full = harness({
+      approval: 'rejected',
+      sandboxMode: 'danger-full-access',
+      config: { approvalMode: 'always' },
+    });
+    const r1 = (await full.tools
+      .get('run_workflow')
+      ?.execute({ source: FAN, manifest: MANIFEST, args: { names: ['x'] } }, exec(full))) as {
+      status: string;
+    };
+    expect(r1.status).toBe('completed');
+    expect(full.approvals).toEqual([]);
+    const gated = harness({ approval: 'rejected' });
+    const r2 = (await gated.tools
+      .get('run_workflow')
+      ?.execute({ source: FAN, manifest: MANIFEST, args: { names: ['x'] } }, exec(gated))) as {
+      status: string;
+    };
+    expect(r2.status).toBe('denied');
+    expect(gated.starts).toEqual([]);
+    expect(nativeEvents(gated.parentSession).map(([t]) => t)).toEqual(['run-start', 'run-end']);
+  });
+
+  it('wait:false is owned by DSH jobs and survives the launching call signal', async () => {
+    const h = harness({ approval: 'allowed-once', withJobs: true });
+    let release!: () => void;
+    h.gate = new Promise<void>((r) => {
+      release = r;
+    });
+    const call = new AbortController();
+    const reply = (await h.tools
+      .get('run_workflow')
+      ?.execute(
+        { source: FAN, manifest: MANIFEST, args: { names: ['bg'] }, wait: false },
+        exec(h, call.signal),
+      )) as { runId: string; status: string; jobId: string };
+    expect(reply).toMatchObject({ status: 'running', jobId: 'workflow-1' });
+    call.abort(); // the step that launched it is over
+    release();
+    await expect(h.jobs[0]?.done).resolves.toMatchObject({ status: 'completed' });
+    const shown = (await h.tools
+      .get('workflow_manage')
+      ?.execute({ action: 'show', target: reply.runId, wait: true }, exec(h))) as {
+      status: string;
+    };
+    expect(shown.status).toBe('completed');
+  });
+
+  it('unload stops every active run and awaits it; no new runs afterwards', async () => {
+    const h = harness({ approval: 'allowed-once' });
+    h.gate = new Promise<void>(() => {}); // children never answer on their own
+    const reply = (await h.tools
+      .get('run_workflow')
+      ?.execute(
+        { source: FAN, manifest: MANIFEST, args: { names: ['stuck'] }, wait: false },
+        exec(h),
+      )) as { runId: string };
+    await new Promise((r) => setTimeout(r, 50));
+    await h.unload();
+    const ev = nativeEvents(h.parentSession);
+    expect(ev.at(-1)).toEqual(['run-end', { runId: reply.runId, stopReason: 'cancelled' }]);
+    await expect(
+      h.tools
+        .get('run_workflow')
+        ?.execute({ source: FAN, manifest: MANIFEST, args: { names: ['x'] } }, exec(h)),
+    ).rejects.toThrow(/WF_PLUGIN_UNLOADING/);
+  });
+
+  it('refuses calls from child agents (workflows nest through wf.workflow only)', async () => {
+    const h = harness();
+    const child = store.create(undefined, {
+      meta: { cwd: dir, origin: 'subagent', parentSession: h.parentSession.id },
+    });
+    await expect(
+      h.tools
+        .get('run_workflow')
+        ?.execute(
+          { name: 'parallel-investigation' },
+          { agent: agentFor(child), signal: new AbortController().signal },
+        ),
+    ).rejects.toThrow(/not available to child agents/);
+  });
+
+  it('trusted-local files are confirmed through userQuestions first, refused where nothing answers', async () => {
+    const wfDir = join(dir, '.dsh', 'workflows');
+    mkdirSync(wfDir, { recursive: true });
+    const marker = join(dir, 'imported.txt');
+    writeFileSync(
+      join(wfDir, 'local-x.mjs'),
+      `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(marker)}, 'imported');\nexport const manifest = { name: 'local-x', description: 'x', phases: ['run'], readOnly: true, maxAgents: 1, maxConcurrency: 1, patterns: ['fan-out-and-synthesize'] };\nexport async function run() { return 'local ran'; }\n`,
+    );
+    const none = harness();
+    await expect(
+      none.tools.get('run_workflow')?.execute({ name: 'local-x' }, exec(none)),
+    ).rejects.toThrow(/WF_PLUGIN_CONFIRMATION_REQUIRED/);
+    const declined = harness({
+      questions: async () => ({
+        answers: [{ id: 'workflow-trusted-local', selected: ['Cancel'] }],
+      }),
+    });
+    await expect(
+      declined.tools.get('run_workflow')?.execute({ name: 'local-x' }, exec(declined)),
+    ).rejects.toThrow(/not confirmed/);
+    // invariant 10: never imported without confirmation
+    expect(() => readFileSync(marker)).toThrow();
+    const yes = harness({
+      approval: 'allowed-once',
+      questions: async () => ({ answers: [{ id: 'workflow-trusted-local', selected: ['Run'] }] }),
+    });
+    const r = (await yes.tools.get('run_workflow')?.execute({ name: 'local-x' }, exec(yes))) as {
+      status: string;
+      result: unknown;
+    };
+    expect(r).toMatchObject({ status: 'completed', result: 'local ran' });
+  });
+});
+
+describe('/workflow command', () => {
+  it('splits words, a trailing JSON value and flags', () => {
+    expect(splitArgs('alpha "two words" --wait {"a": [1, 2]}')).toMatchObject({
+      words: ['alpha', 'two words'],
+      json: { a: [1, 2] },
+      flags: new Set(['wait']),
+    });
+    expect(splitArgs('--keep 3')).toMatchObject({ words: [], keep: 3 });
+  });
+
+  it('help, list, runs, show and stop answer as command results', async () => {
+    const h = harness({ approval: 'allowed-once' });
+    const cmd = h.commands.get('workflow');
+    const say = (rawInput: string) =>
+      cmd?.({ agent: h.parent, rawInput, signal: new AbortController().signal }) as Promise<{
+        kind: string;
+        text: string;
+      }>;
+    expect(await say('')).toMatchObject({
+      kind: 'success',
+      text: expect.stringContaining('Usage: /workflow'),
+    });
+    expect((await say('list')).text).toContain('parallel-investigation');
+    expect(await say('stop')).toMatchObject({
+      kind: 'error',
+      text: expect.stringContaining('no active run'),
+    });
+    const started = await say('fan-out-and-synthesize {"question": "q"} --wait');
+    expect(started.kind).toBe('success');
+    expect((await say('runs')).text).toContain('fan-out-and-synthesize');
+    expect((await say('show')).text).toContain('"status"');
+  });
+});
