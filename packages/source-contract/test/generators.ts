@@ -268,3 +268,41 @@ export function forbiddenInAst(source: string): string[] | null {
   walk(ast.program, null, 'program');
   return found;
 }
+
+/** Mutations of real workflows: a slice cut out, or replaced by a hostile or syntax fragment. */
+export function mutatedFixture(sources: string[]): fc.Arbitrary<string> {
+  return fc
+    .tuple(
+      fc.constantFrom(...sources),
+      fc.nat(),
+      fc.nat(),
+      fc.constantFrom(
+        '',
+        '(',
+        ')',
+        '{',
+        '}',
+        '`${',
+        '/',
+        "'",
+        ';',
+        ',',
+        '\n',
+        'process',
+        '.constructor',
+        '__proto__:',
+        '*/',
+        'import(',
+        ' await ',
+        ' => ',
+        '/(?<a>x)/',
+        '\u0065',
+        '#x',
+      ),
+    )
+    .map(([src, a, b, insert]) => {
+      const i = a % (src.length + 1);
+      const j = Math.min(src.length, i + (b % 12));
+      return src.slice(0, i) + insert + src.slice(j);
+    });
+}

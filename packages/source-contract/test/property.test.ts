@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { checkWorkflowSource, type CheckResult } from '../src/index.js';
 import { goodFixtures } from './fixtures.js';
-import { forbiddenInAst, program, tokenSoup } from './generators.js';
+import { forbiddenInAst, mutatedFixture, program, tokenSoup } from './generators.js';
 
 const RUNS = 400;
 
@@ -21,31 +21,7 @@ function assertWellFormed(source: string, result: CheckResult): void {
   }
 }
 
-/** Mutations of real workflows: cut, duplicate or splice slices. */
-const mutated = fc
-  .tuple(
-    fc.constantFrom(...goodFixtures.map((f) => f.source)),
-    fc.nat(),
-    fc.nat(),
-    fc.constantFrom(
-      '',
-      '(',
-      '{',
-      '`${',
-      '/',
-      "'",
-      'process',
-      '.constructor',
-      '__proto__:',
-      '*/',
-      'import(',
-    ),
-  )
-  .map(([src, a, b, insert]) => {
-    const i = a % (src.length + 1);
-    const j = Math.min(src.length, i + (b % 40));
-    return src.slice(0, i) + insert + src.slice(j);
-  });
+const mutated = mutatedFixture(goodFixtures.map((f) => f.source));
 
 describe('checkWorkflowSource properties', () => {
   it('never throws and reports valid positions on arbitrary strings', () => {

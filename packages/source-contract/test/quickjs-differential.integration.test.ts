@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkWorkflowSource } from '../src/index.js';
 import { goodFixtures, hostileFixtures } from './fixtures.js';
-import { program } from './generators.js';
+import { mutatedFixture, program } from './generators.js';
 import { inRun } from './helpers.js';
 import { createCompiler, type QuickJSCompiler, wrapForSandbox } from './quickjs.js';
 
@@ -191,5 +191,18 @@ describe('QuickJS differential', () => {
       { numRuns: 600 },
     );
     expect(accepted).toBeGreaterThan(50);
+  });
+
+  it('compiles every mutated realistic workflow the checker accepts (fast-check)', () => {
+    let accepted = 0;
+    fc.assert(
+      fc.property(mutatedFixture(goodFixtures.map((f) => f.source)), (source) => {
+        if (!checkWorkflowSource(source).ok) return;
+        accepted++;
+        expect(qjs.compile(source)).toBeNull();
+      }),
+      { numRuns: 400 },
+    );
+    expect(accepted).toBeGreaterThan(20);
   });
 });
