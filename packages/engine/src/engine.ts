@@ -45,6 +45,7 @@ export const DEFAULT_ENGINE_LIMITS: EngineLimits = Object.freeze({
   maxCalls: 10_000,
   readFileMaxBytes: 1024 * 1024,
   replayStallMs: 10_000,
+  stopGraceMs: 10_000,
   sandbox: Object.freeze({}),
 });
 
@@ -65,7 +66,7 @@ export function createEngine(options: EngineOptions): Engine {
     );
   }
   const limits: EngineLimits = Object.freeze({ ...DEFAULT_ENGINE_LIMITS, ...options.limits });
-  const recorder: RunRecorder = options.recorder ?? createMemoryRecorder();
+  const recorder: RunRecorder = guardRecorder(options.recorder ?? createMemoryRecorder());
   const deployment = createSemaphore(limits.deploymentConcurrency);
   const schemas = createSchemaCheck();
   const active = new Map<string, { stop(reason: string): void; done: Promise<RunDone> }>();
@@ -155,7 +156,8 @@ export function createEngine(options: EngineOptions): Engine {
         trust: start.trust,
         manifest: workflow.manifest,
         ...(source !== undefined ? { source } : {}),
-        args: start.args ?? {},
+        // the record must be storable even when the args are not JSON (preflight refuses them next)
+        args: recordable(start.args ?? {}),
         seed,
         startTime,
         startedAt: Date.now(),
@@ -550,6 +552,39 @@ export function createEngine(options: EngineOptions): Engine {
       if (ownSandbox) await (await ownSandbox).close();
     },
   };
+}
+
+/**
+ * `event`, `journal` and `update` must not block or break a run: a recorder that throws there is
+ * ignored for that call (the run's in-memory events stay complete). The async methods keep their
+ * failures: `begin` failing fails the run, `artifact` failing is the workflow's ordinary error.
+ */
+function guardRecorder(inner: RunRecorder): RunRecorder {
+  const quiet =
+    <A extends unknown[]>(fn: (...args: A) => void) =>
+    (...args: A) => {
+      try {
+        fn(...args);
+      } catch {
+        // see above
+      }
+    };
+  return {
+    begin: (run) => inner.begin(run),
+    event: quiet((e) => inner.event(e)),
+    journal: quiet((runId, entry) => inner.journal(runId, entry)),
+    artifact: (runId, name, value) => inner.artifact(runId, name, value),
+    update: quiet((runId, patch) => inner.update(runId, patch)),
+    finish: (runId, record) => inner.finish(runId, record),
+    ...(inner.load
+      ? { load: (runId: string) => inner.load?.(runId) ?? Promise.resolve(undefined) }
+      : {}),
+  };
+}
+
+function recordable(value: unknown): unknown {
+  const cloned = cloneJson(value);
+  return cloned.ok ? cloned.value : null;
 }
 
 function checkStart(start: StartOptions): void {

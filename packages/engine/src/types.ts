@@ -28,6 +28,8 @@ export interface EngineLimits {
   readonly readFileMaxBytes: number;
   /** How long replay waits for a journaled call the workflow has not issued. Default 10 s. */
   readonly replayStallMs: number;
+  /** How long a stopped child, or a dispose call, may take before the engine moves on. Default 10 s. */
+  readonly stopGraceMs: number;
   /** Passed to the sandbox (memoryBytes, stackBytes, cpuSliceMs, maxHostCalls...). */
   readonly sandbox: { readonly [key: string]: number };
 }

@@ -589,3 +589,86 @@ describe('trusted-local runs', () => {
     expect([...agents.messages().values()].flat()).toEqual(['focus on auth']);
   });
 });
+
+describe('misbehaving ports', () => {
+  it('a provider that never reports after stop, or hangs in dispose, cannot hold the run', async () => {
+    let disposed = 0;
+    const stuck = {
+      name: 'stuck',
+      capabilities: { toolFilter: true, outputSchema: true, steer: false },
+      async start(r: { taskId: string }) {
+        return {
+          id: `stuck-${r.taskId}`,
+          result: new Promise<never>(() => {}),
+          stop() {},
+          dispose() {
+            disposed += 1;
+            return new Promise<void>(() => {});
+          },
+        };
+      },
+    };
+    const engine = createEngine({ agents: stuck, limits: { stopGraceMs: 50 } });
+    const handle = await engine.start(local(async (wf) => wf.runAgent({ name: 'x', prompt: 'p' })));
+    await new Promise((r) => setTimeout(r, 20));
+    handle.stop('give up');
+    const done = await handle.done;
+    expect(done.status).toBe('stopped');
+    expect(disposed).toBe(1);
+  });
+
+  it('a launch that ignores its abort signal is given up; the late child is disposed once', async () => {
+    let disposed = 0;
+    let publish!: () => void;
+    const late = {
+      name: 'late',
+      capabilities: { toolFilter: true, outputSchema: true, steer: false },
+      start() {
+        return new Promise<never>((resolve) => {
+          publish = () =>
+            resolve({
+              id: 'late-1',
+              result: Promise.resolve({ status: 'completed', text: 'x' }),
+              stop() {},
+              dispose() {
+                disposed += 1;
+              },
+            } as never);
+        });
+      },
+    };
+    const engine = createEngine({ agents: late });
+    const handle = await engine.start(local(async (wf) => wf.runAgent({ name: 'x', prompt: 'p' })));
+    await new Promise((r) => setTimeout(r, 20));
+    handle.stop('no');
+    const done = await handle.done;
+    expect(done.status).toBe('stopped');
+    expect(done.cost.agentsStarted).toBe(0);
+    publish();
+    await new Promise((r) => setTimeout(r, 10));
+    expect(disposed).toBe(1);
+  });
+
+  it('a recorder that throws on event/journal/update does not break the run', async () => {
+    const inner = createMemoryRecorder();
+    const broken = {
+      ...inner,
+      event() {
+        throw new Error('disk full');
+      },
+      journal() {
+        throw new Error('disk full');
+      },
+      update() {
+        throw new Error('disk full');
+      },
+    };
+    const engine = createEngine({ agents: createSimulatedAgents(), recorder: broken });
+    const { done, events } = await runToEnd(
+      engine,
+      local(async (wf) => (await wf.runAgent({ name: 'x', prompt: 'p' }))?.status),
+    );
+    expect(done).toMatchObject({ status: 'completed', result: 'completed' });
+    expect(byType(events, 'agent-completed')).toHaveLength(1);
+  });
+});

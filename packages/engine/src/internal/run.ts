@@ -43,6 +43,8 @@ interface Task {
   stopReason?: string;
   /** Aborts a launch that has not been published yet (stop before start). */
   readonly cancel: AbortController;
+  /** Set while the child runs: starts the grace period after a stop. */
+  onStop?: () => void;
   readonly done: Promise<TaskResult>;
   resolveDone(result: TaskResult): void;
   /** Resolves once the child is published (spawnAgent's answer); rejects if it never is. */
@@ -572,6 +574,7 @@ export class Run {
       Promise.resolve()
         .then(() => task.handle?.stop(reason))
         .catch(() => {});
+      task.onStop?.();
     }
   }
 
@@ -600,7 +603,7 @@ export class Run {
       }
       allocation = this.reserve(task);
       try {
-        handle = await this.deps.agents.start(task.request, signal);
+        handle = await launch(this.deps.agents, task.request, signal);
       } catch (e) {
         if (signal.aborted) throw signal.reason;
         throw new EngineError(
@@ -658,12 +661,7 @@ export class Run {
     task.resolveReady();
     if (task.stopReason !== undefined) this.stopTask(task, task.stopReason);
 
-    let raw: AgentResult;
-    try {
-      raw = await handle.result;
-    } catch (e) {
-      raw = { status: 'failed', text: '', error: errorInfo(e) };
-    }
+    const raw = await this.awaitResult(task, handle);
     let usage = usageOf(raw);
     let result = raw;
     let repaired = false;
@@ -703,14 +701,45 @@ export class Run {
       usage: task.result.usage,
       ...(task.result.error ? { error: task.result.error } : {}),
     });
-    try {
-      await handle.dispose();
-    } catch {
-      // A provider failing to dispose must not break the run; the child is still accounted for.
-    }
+    // A provider failing (or hanging) to dispose must not hold the run; the child is accounted for.
+    await settleWithin(handle.dispose(), this.deps.limits.stopGraceMs);
     releaseAll();
     this.deps.recorder.update(this.id, { activeAgents: this.cost.active });
     task.resolveDone(task.result);
+  }
+
+  /** The child's result; after a stop, a child that never reports counts as stopped after a grace. */
+  private awaitResult(task: Task, handle: AgentHandle): Promise<AgentResult> {
+    const grace = this.deps.limits.stopGraceMs;
+    return new Promise((resolve) => {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      let settled = false;
+      const finish = (r: AgentResult) => {
+        if (settled) return;
+        settled = true;
+        if (timer) clearTimeout(timer);
+        delete task.onStop;
+        resolve(r);
+      };
+      task.onStop = () => {
+        timer ??= setTimeout(
+          () =>
+            finish({
+              status: 'stopped',
+              text: handle.lastText?.() ?? '',
+              error: {
+                code: 'WF_ENGINE_RUN_STOPPED',
+                message: `${task.taskId} (${task.name}) did not report within ${grace} ms of being stopped`,
+              },
+            }),
+          grace,
+        );
+      };
+      Promise.resolve(handle.result).then(finish, (e: unknown) =>
+        finish({ status: 'failed', text: '', error: errorInfo(e) }),
+      );
+      if (task.stopReason !== undefined) task.onStop();
+    });
   }
 
   private reserve(task: Task): number {
@@ -810,11 +839,7 @@ export class Run {
       status: repaired.status,
       usage: repairUsage,
     });
-    try {
-      await handle.dispose();
-    } catch {
-      // see drive()
-    }
+    await settleWithin(handle.dispose(), this.deps.limits.stopGraceMs);
     if (repaired.status !== 'completed') {
       return {
         result: invalid(`${first.why}; the repair child ${repaired.status}`),
@@ -964,6 +989,70 @@ export class Run {
     for (const task of this.tasks.values()) {
       if (task.status === 'queued' && !task.result) this.track(this.drive(task)).catch(() => {});
     }
+  }
+}
+
+/**
+ * provider.start, but a launch that ignores its abort signal cannot hold the run: it is given up
+ * at abort, and a child published afterwards is stopped and disposed once, never used.
+ */
+function launch(
+  provider: AgentProvider,
+  request: AgentRequest,
+  signal: AbortSignal,
+): Promise<AgentHandle> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    const onAbort = () => {
+      if (settled) return;
+      settled = true;
+      reject(signal.reason);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    let started: Promise<AgentHandle>;
+    try {
+      started = Promise.resolve(provider.start(request, signal));
+    } catch (e) {
+      started = Promise.reject(e);
+    }
+    started.then(
+      (handle) => {
+        signal.removeEventListener('abort', onAbort);
+        if (!settled) {
+          settled = true;
+          resolve(handle);
+          return;
+        }
+        Promise.resolve()
+          .then(() => handle.stop('launch aborted'))
+          .catch(() => {})
+          .then(() => handle.dispose())
+          .catch(() => {});
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        if (!settled) {
+          settled = true;
+          reject(e);
+        }
+      },
+    );
+  });
+}
+
+/** Waits for a port's promise, but never longer than `ms`; its failure is ignored. */
+async function settleWithin(value: unknown, ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    await Promise.race([
+      Promise.resolve(value).catch(() => {}),
+      new Promise<void>((r) => {
+        timer = setTimeout(r, ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 
