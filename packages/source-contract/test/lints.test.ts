@@ -142,6 +142,13 @@ describe('WF_LINT_UNKNOWN_WF_METHOD', () => {
     expect(warnings.map((w) => w.message)).toEqual(['`api.spawn` is not part of the workflow API']);
   });
 
+  it('checks the keys of a destructured wf parameter', () => {
+    const source = 'async function run({ runAgent, spawnAgnet }, args) { return runAgent(args); }';
+    const [w] = checkWorkflowSource(source).warnings;
+    expect(w).toMatchObject({ code: 'WF_LINT_UNKNOWN_WF_METHOD', line: 1, column: 32 });
+    expect(w?.hint).toContain('spawnAgent');
+  });
+
   it('accepts every method of the list, and a shadowing local named wf', () => {
     const body =
       'wf.phase; wf.wait; wf.snapshot; wf.output; wf.send; wf.stop; wf.parallel; wf.pipeline; wf.artifact; wf.log; wf.readFile; wf.lastFailure; wf.budget; wf.runId; wf.args; wf.spawnAgent; wf.synthesize; wf.workflow;\n  const f = (wf) => wf.other; return f;';

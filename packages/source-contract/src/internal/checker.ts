@@ -442,10 +442,27 @@ export class Analyzer {
       }
     }
     const first = run.params[0];
-    if (first?.type === 'Identifier') this.runParam = first;
-    else if (first?.type === 'AssignmentPattern' && first.left.type === 'Identifier') {
-      this.runParam = first.left;
+    const wf = first?.type === 'AssignmentPattern' ? first.left : first;
+    if (wf?.type === 'Identifier') this.runParam = wf;
+    else if (wf?.type === 'ObjectPattern') {
+      // `async function run({ runAgent, parallel }, args)`: the keys name wf methods.
+      for (const p of wf.properties) {
+        if (p.type !== 'ObjectProperty' || p.computed || p.key.type !== 'Identifier') continue;
+        if (!WF_METHOD_NAMES.has(p.key.name)) this.unknownWfMethod('wf', p.key.name, p.key);
+      }
     }
+  }
+
+  private unknownWfMethod(object: string, name: string, node: Node): void {
+    const suggestion = closestWfMethod(name);
+    this.report(
+      C.WF_LINT_UNKNOWN_WF_METHOD,
+      node,
+      `\`${object}.${name}\` is not part of the workflow API`,
+      suggestion
+        ? `did you mean \`${object}.${suggestion}\`?`
+        : `use one of: ${WF_METHODS.map((x) => x.name).join(', ')}`,
+    );
   }
 
   // ---- control frames (unbounded-loop lint) --------------------------------------------------
@@ -1066,15 +1083,7 @@ export class Analyzer {
         if (m.scope.resolve(m.object.name) !== this.runParam || WF_METHOD_NAMES.has(m.name)) {
           continue;
         }
-        const suggestion = closestWfMethod(m.name);
-        this.report(
-          C.WF_LINT_UNKNOWN_WF_METHOD,
-          m.node,
-          `\`${m.object.name}.${m.name}\` is not part of the workflow API`,
-          suggestion
-            ? `did you mean \`${m.object.name}.${suggestion}\`?`
-            : `use one of: ${WF_METHODS.map((x) => x.name).join(', ')}`,
-        );
+        this.unknownWfMethod(m.object.name, m.name, m.node);
       }
     }
   }
