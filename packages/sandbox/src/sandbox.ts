@@ -65,7 +65,7 @@ interface Ending {
 }
 
 interface Call {
-  controller: AbortController;
+  abort: () => void;
   done: Promise<void>;
 }
 
@@ -352,10 +352,21 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     // invariant 3: a call the worker accepted is tracked here until it settles.
     if (run.ended) return;
     const fn = Object.hasOwn(run.capabilities, name) ? run.capabilities[name] : undefined;
-    const controller = new AbortController();
+    // The controller is created on first use: most capabilities never read their signal.
+    let controller: AbortController | undefined;
+    const call: Call = {
+      abort: () => {
+        controller ??= new AbortController();
+        controller.abort();
+      },
+      done: Promise.resolve(),
+    };
     let now: number | undefined;
     const ctx: CapabilityContext = Object.freeze({
-      signal: controller.signal,
+      get signal(): AbortSignal {
+        controller ??= new AbortController();
+        return controller.signal;
+      },
       callId,
       setNow(epochMs: number): void {
         if (typeof epochMs !== 'number' || !Number.isFinite(epochMs)) {
@@ -414,7 +425,8 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
           run.worker.worker.postMessage({ t: 'settle', runId: run.id, callId, env: envelope });
         }
       });
-    run.calls.set(callId, { controller, done });
+    call.done = done;
+    run.calls.set(callId, call);
   }
 
   function onEnd(run: Run, msg: EndMessage): void {
@@ -442,7 +454,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     const w = run.worker;
     void (async () => {
       if (run.calls.size > 0) {
-        for (const call of run.calls.values()) call.controller.abort();
+        for (const call of run.calls.values()) call.abort();
         const drained = Promise.allSettled([...run.calls.values()].map((c) => c.done));
         await Promise.race([drained, delay(run.limits.abortGraceMs)]);
       }

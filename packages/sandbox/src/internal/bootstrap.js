@@ -25,6 +25,8 @@ const promiseReject = PromiseC.reject;
 const ErrorC = Error;
 const TypeErrorC = TypeError;
 const stringSlice = String.prototype.slice;
+const stringIndexOf = String.prototype.indexOf;
+const NumberC = Number;
 const arrayPush = Array.prototype.push;
 const arrayPop = Array.prototype.pop;
 const SetC = Set;
@@ -147,7 +149,11 @@ const toError = (e) => {
 // Accepted host calls wait here, keyed by the host's call id, until the host delivers their
 // settlement (one at a time, in host settlement order).
 const pendingCalls = new MapC();
-const deliver = (callId, envelope) => {
+// message: "<callId>:<envelope JSON>" (one string keeps the host-to-guest crossing to one handle).
+const deliver = (message) => {
+  const colon = apply(stringIndexOf, message, [':']);
+  const callId = NumberC(apply(stringSlice, message, [0, colon]));
+  const envelope = apply(stringSlice, message, [colon + 1]);
   const entry = apply(mapGet, pendingCalls, [callId]);
   if (entry === undefined) return;
   apply(mapDelete, pendingCalls, [callId]);
@@ -176,7 +182,8 @@ const callCapability = (name, input) => {
       const s = jsonStringify(input);
       if (typeof s === 'string') text = s;
     }
-    ticket = hostCall(name, text);
+    // Capability names are identifiers, so the first newline separates name and input.
+    ticket = hostCall(name + '\\n' + text);
   } catch (e) {
     return apply(promiseReject, PromiseC, [e]);
   }

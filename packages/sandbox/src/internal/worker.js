@@ -344,31 +344,32 @@ class Run {
 
 /**
  * The one hidden host function. It validates typeof before reading (no coercion, no guest
- * getters), enforces the call caps, and answers with a deferred promise or a refusal string.
+ * getters), enforces the call caps, and answers with a call id or a refusal string. The request
+ * is "<capability name>\n<input JSON or empty>".
  * @param {Run} run
  * @param {QuickJSContext} ctx
- * @param {QuickJSHandle} nameH
- * @param {QuickJSHandle} textH
+ * @param {QuickJSHandle} requestH
  * @returns {QuickJSHandle}
  */
-function hostCall(run, ctx, nameH, textH) {
+function hostCall(run, ctx, requestH) {
   if (run.killed !== null || run.phase === 'ended') {
-    return ctx.newString(
-      refusal('WF_SANDBOX_BRIDGE_CLOSED', 'the run has ended; host calls are refused'),
-    );
+    return ctx.newString(refusal('WF_SANDBOX_BRIDGE_CLOSED', 'the run has ended; host calls are refused'));
   }
   if (run.phase !== 'running') {
     return ctx.newString(
       refusal('WF_SANDBOX_BRIDGE_CLOSED', 'run() has returned; new host calls are refused'),
     );
   }
-  if (ctx.typeof(nameH) !== 'string' || ctx.typeof(textH) !== 'string') {
+  if (requestH === undefined || ctx.typeof(requestH) !== 'string') {
     return ctx.newString(refusal('WF_SANDBOX_BAD_CALL', 'malformed host call'));
   }
-  const name = ctx.getString(nameH);
+  const request = ctx.getString(requestH);
+  const nl = request.indexOf('\n');
+  const name = nl < 0 ? '' : request.slice(0, nl);
   if (!run.capSet.has(name)) {
     return ctx.newString(refusal('WF_SANDBOX_UNKNOWN_CAPABILITY', 'no such capability'));
   }
+  const text = request.slice(nl + 1);
   const L = run.limits;
   /** @param {string} code @param {string} message */
   const fatal = (code, message) => {
@@ -384,18 +385,13 @@ function hostCall(run, ctx, nameH, textH) {
       `more than ${L.maxOutstandingCalls} host calls outstanding at once`,
     );
   }
-  const text = ctx.getString(textH);
-  if (text.length > L.maxArgBytes || Buffer.byteLength(text, 'utf8') > L.maxArgBytes) {
-    return fatal(
-      'WF_SANDBOX_ARGUMENT_TOO_LARGE',
-      `a capability input is larger than ${L.maxArgBytes} bytes`,
-    );
+  // UTF-8 needs at most 3 bytes per UTF-16 unit, so short inputs skip the exact count.
+  if (text.length * 3 > L.maxArgBytes && Buffer.byteLength(text, 'utf8') > L.maxArgBytes) {
+    return fatal('WF_SANDBOX_ARGUMENT_TOO_LARGE', `a capability input is larger than ${L.maxArgBytes} bytes`);
   }
-  if (!jsonDepthWithin(text, L.maxJsonDepth)) {
-    return fatal(
-      'WF_SANDBOX_ARGUMENT_TOO_DEEP',
-      `a capability input nests deeper than ${L.maxJsonDepth}`,
-    );
+  // Nesting deeper than maxJsonDepth needs more brackets than that.
+  if (text.length > L.maxJsonDepth && !jsonDepthWithin(text, L.maxJsonDepth)) {
+    return fatal('WF_SANDBOX_ARGUMENT_TOO_DEEP', `a capability input nests deeper than ${L.maxJsonDepth}`);
   }
   run.callSeq += 1;
   run.hostCalls += 1;
@@ -477,7 +473,7 @@ function setUp(run, entry) {
     }
     const bootFn = boot.value;
     run.handles.push(bootFn);
-    const hostFn = ctx.newFunction('host', (nameH, textH) => hostCall(run, ctx, nameH, textH));
+    const hostFn = ctx.newFunction('host', (requestH) => hostCall(run, ctx, requestH));
     run.handles.push(hostFn);
     const config = JSON.stringify({
       seed: run.msg.seed,
@@ -851,11 +847,9 @@ function settle(runId, callId, envelope) {
   if (ctx === null || deliver === null || !run.outstanding.delete(callId)) return;
   run.beginSlice();
   try {
-    const idH = ctx.newNumber(callId);
-    const envH = ctx.newString(envelope);
-    const r = ctx.callFunction(deliver, ctx.undefined, idH, envH);
-    idH.dispose();
-    envH.dispose();
+    const messageH = ctx.newString(`${callId}:${envelope}`);
+    const r = ctx.callFunction(deliver, ctx.undefined, messageH);
+    messageH.dispose();
     if (r.error) r.error.dispose();
     else r.value.dispose();
     pumpJobs(run, true);
