@@ -144,9 +144,13 @@ function emptyStats(): WorkerStats {
   return { cpuMs: 0, hostCalls: 0, peakMemoryBytes: 0, workerId: '', moduleId: '' };
 }
 
+/** Node fires timers above 2^31-1 ms at once; long limits are clamped instead (~24.8 days). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+const timerMs = (ms: number): number => Math.min(ms, MAX_TIMER_MS);
+
 function delay(ms: number): Promise<void> {
   return new Promise((resolve) => {
-    setTimeout(resolve, ms);
+    setTimeout(resolve, timerMs(ms));
   });
 }
 
@@ -580,7 +584,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       // A worker that cannot even report a wall timeout is wedged in host code: replace it.
       r.watchdog = setTimeout(
         () => wedged(worker, r),
-        limits.wallMs + limits.abortGraceMs + WATCHDOG_SLACK_MS,
+        timerMs(limits.wallMs + limits.abortGraceMs + WATCHDOG_SLACK_MS),
       );
       if (signal !== undefined) {
         const onAbort = () => {

@@ -82,6 +82,17 @@ describe('CPU slices and the wall clock', () => {
   });
 });
 
+describe('long limits', () => {
+  it('accepts a wall limit beyond the timer maximum without firing early', async () => {
+    const o = await sb.run({
+      source: 'async function run(api) { return await api.wait(); }',
+      limits: { wallMs: 2 ** 40, abortGraceMs: 2 ** 40 },
+      capabilities: { wait: () => new Promise((r) => setTimeout(() => r('ok'), 50)) },
+    });
+    expect(o.status === 'completed' && o.value).toBe('ok');
+  });
+});
+
 describe('memory and stack', () => {
   it('stops a heap that grows past memoryBytes (host-side accounting)', async () => {
     const o = await sb.run({

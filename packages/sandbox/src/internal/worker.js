@@ -353,7 +353,9 @@ class Run {
  */
 function hostCall(run, ctx, requestH) {
   if (run.killed !== null || run.phase === 'ended') {
-    return ctx.newString(refusal('WF_SANDBOX_BRIDGE_CLOSED', 'the run has ended; host calls are refused'));
+    return ctx.newString(
+      refusal('WF_SANDBOX_BRIDGE_CLOSED', 'the run has ended; host calls are refused'),
+    );
   }
   if (run.phase !== 'running') {
     return ctx.newString(
@@ -387,11 +389,17 @@ function hostCall(run, ctx, requestH) {
   }
   // UTF-8 needs at most 3 bytes per UTF-16 unit, so short inputs skip the exact count.
   if (text.length * 3 > L.maxArgBytes && Buffer.byteLength(text, 'utf8') > L.maxArgBytes) {
-    return fatal('WF_SANDBOX_ARGUMENT_TOO_LARGE', `a capability input is larger than ${L.maxArgBytes} bytes`);
+    return fatal(
+      'WF_SANDBOX_ARGUMENT_TOO_LARGE',
+      `a capability input is larger than ${L.maxArgBytes} bytes`,
+    );
   }
   // Nesting deeper than maxJsonDepth needs more brackets than that.
   if (text.length > L.maxJsonDepth && !jsonDepthWithin(text, L.maxJsonDepth)) {
-    return fatal('WF_SANDBOX_ARGUMENT_TOO_DEEP', `a capability input nests deeper than ${L.maxJsonDepth}`);
+    return fatal(
+      'WF_SANDBOX_ARGUMENT_TOO_DEEP',
+      `a capability input nests deeper than ${L.maxJsonDepth}`,
+    );
   }
   run.callSeq += 1;
   run.hostCalls += 1;
@@ -422,14 +430,17 @@ async function start(msg) {
   entry.runs.add(run);
   entry.runCount += 1;
   run.wallDeadline = now() + msg.limits.wallMs;
-  run.wallTimer = setTimeout(() => {
-    run.kill(
-      'timeout',
-      'WF_SANDBOX_WALL_TIMEOUT',
-      `the run exceeded its wall-clock limit of ${msg.limits.wallMs} ms`,
-    );
-    finishKilled(run);
-  }, msg.limits.wallMs);
+  run.wallTimer = setTimeout(
+    () => {
+      run.kill(
+        'timeout',
+        'WF_SANDBOX_WALL_TIMEOUT',
+        `the run exceeded its wall-clock limit of ${msg.limits.wallMs} ms`,
+      );
+      finishKilled(run);
+    },
+    Math.min(msg.limits.wallMs, 2 ** 31 - 1),
+  ); // Node fires longer timers at once
   try {
     setUp(run, entry);
   } catch (e) {
