@@ -63,6 +63,15 @@ const PRELUDE_BODY = `
     }
     return c;
   };
+  // invariant 1 (bridge-internal containers never invoke guest code to build themselves): read
+  // each item exactly once into a fresh array, no slice() (Symbol.species) and no iterator, and
+  // check the copy, so a getter or species constructor cannot swap an item after the check.
+  const copyList = (source) => {
+    const n = source.length;
+    const copy = [];
+    for (let i = 0; i < n; i += 1) copy[i] = source[i];
+    return copy;
+  };
   const lanes = (count, width, work) => {
     const out = [];
     for (let i = 0; i < count; i += 1) out.push(null);
@@ -146,14 +155,15 @@ const PRELUDE_BODY = `
     stop: (taskId, reason) => call('stop', reason === undefined ? { taskId } : { taskId, reason }).then(() => undefined),
     parallel(thunks, options) {
       if (!isArray(thunks)) return PromiseCtor.reject(new TypeErrorCtor('wf.parallel: the first argument must be an array of functions'));
-      for (let i = 0; i < thunks.length; i += 1) {
-        if (typeof thunks[i] !== 'function') {
+      let list;
+      try { list = copyList(thunks); } catch (e) { return PromiseCtor.reject(e); }
+      for (let i = 0; i < list.length; i += 1) {
+        if (typeof list[i] !== 'function') {
           return PromiseCtor.reject(new TypeErrorCtor('wf.parallel: item ' + i + ' is not a function'));
         }
       }
       let width;
-      try { width = checkConcurrency('wf.parallel', options, thunks.length); } catch (e) { return PromiseCtor.reject(e); }
-      const list = thunks.slice();
+      try { width = checkConcurrency('wf.parallel', options, list.length); } catch (e) { return PromiseCtor.reject(e); }
       return lanes(list.length, width, (i) => list[i]());
     },
     pipeline(items, ...stages) {
@@ -163,7 +173,8 @@ const PRELUDE_BODY = `
           return PromiseCtor.reject(new TypeErrorCtor('wf.pipeline: stage ' + s + ' is not a function'));
         }
       }
-      const list = items.slice();
+      let list;
+      try { list = copyList(items); } catch (e) { return PromiseCtor.reject(e); }
       return lanes(list.length, list.length, async (i) => {
         let value = list[i];
         for (let s = 0; s < stages.length; s += 1) value = await stages[s](value, list[i], i);
