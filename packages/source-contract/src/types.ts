@@ -19,7 +19,7 @@ export interface Diagnostic {
 export type CheckProfile = 'default' | 'authoring';
 
 export interface CheckOptions {
-  /** Only echoed into nothing today; reserved so callers can pass it uniformly. */
+  /** The file the source came from. Accepted so callers can pass it; diagnostics do not repeat it. */
   filename?: string;
   profile?: CheckProfile;
   /** Size cap in UTF-8 bytes. Default 524288 (512 KiB). */

@@ -73,10 +73,10 @@ const Box = class { #v; constructor(v) { this.#v = v; } get v() { return this.#v
     ['top-level let', 'let x = 1;', '`let`'],
     ['top-level var', 'var x = 1;', '`var`'],
     ['a top-level class declaration', 'class A {}', 'class declarations'],
-    ['a top-level if', 'if (true) {}', 'if statement'],
-    ['a top-level block', '{ }', 'block statement'],
-    ['a top-level loop', 'for (const x of []) {}', 'forof statement'],
-    ['a top-level try', 'try {} catch {}', 'try statement'],
+    ['a top-level if', 'if (true) {}', '`if` statement'],
+    ['a top-level block', '{ }', 'block'],
+    ['a top-level loop', 'for (const x of []) {}', '`for...of` loop'],
+    ['a top-level try', 'try {} catch {}', '`try` statement'],
     ['a top-level directive', "'use strict';", "directive 'use strict'"],
   ])('refuses %s', (_name, extra, text) => {
     const errors = errorsOf(`${extra}\n${RUN}`);

@@ -1091,13 +1091,22 @@ export class Analyzer {
 
 const PROTO_ONLY: ReadonlySet<string> = new Set(['__proto__']);
 
+const STATEMENT_NAMES: ReadonlyMap<string, string> = new Map([
+  ['ExpressionStatement', 'expression statement'],
+  ['BlockStatement', 'block'],
+  ['IfStatement', '`if` statement'],
+  ['ForStatement', '`for` loop'],
+  ['ForInStatement', '`for...in` loop'],
+  ['ForOfStatement', '`for...of` loop'],
+  ['WhileStatement', '`while` loop'],
+  ['DoWhileStatement', '`do...while` loop'],
+  ['TryStatement', '`try` statement'],
+  ['SwitchStatement', '`switch` statement'],
+  ['LabeledStatement', 'labeled statement'],
+  ['ThrowStatement', '`throw` statement'],
+  ['DebuggerStatement', '`debugger` statement'],
+]);
+
 function describeStatement(statement: Node): string {
-  switch (statement.type) {
-    case 'ExpressionStatement':
-      return 'expression statement';
-    case 'EmptyStatement':
-      return 'empty statement (stray `;`)';
-    default:
-      return `${statement.type.replace(/Statement$/, '').toLowerCase()} statement`;
-  }
+  return STATEMENT_NAMES.get(statement.type) ?? `${statement.type} node`;
 }
