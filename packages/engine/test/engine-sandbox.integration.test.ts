@@ -1,8 +1,16 @@
 // Source-based runs through the real QuickJS sandbox, the bridge prelude and the validated
 // dispatch: the same semantics as trusted-local runs, with hostile and sloppy workflows.
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createSandbox, type Sandbox } from '@wf/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEngine, createSimulatedAgents, type SimulatedAgentsOptions } from '../src/index.js';
+import {
+  createEngine,
+  createMemoryRecorder,
+  createSimulatedAgents,
+  type SimulatedAgentsOptions,
+} from '../src/index.js';
 import { byType, childLifecycles, manifest, runToEnd } from './helpers.js';
 
 let sandbox: Sandbox;
@@ -273,5 +281,123 @@ describe('source-based runs in the sandbox', () => {
       disposed: 3,
       doubleDisposed: 0,
     });
+  });
+
+  it('every wf member works once through the sandbox', async () => {
+    const workspace = await mkdtemp(join(tmpdir(), 'wf-engine-all-'));
+    await writeFile(join(workspace, 'brief.md'), 'the brief');
+    const recorder = createMemoryRecorder();
+    const agents = createSimulatedAgents({
+      respond: (r) =>
+        r.name === 'slow' ? { delayMs: 400 } : r.name === 'doomed' ? { fail: 'doomed' } : undefined,
+    });
+    const engine = createEngine({
+      agents,
+      sandbox,
+      recorder,
+      workspace,
+      resolveWorkflow: async () => ({
+        manifest: manifest({ name: 'inner-flow' }),
+        source: src('return args.v * 2;'),
+      }),
+    });
+    const { done, events, runId } = await runToEnd(
+      engine,
+      sourced(
+        src(`
+          const out = { runId: wf.runId, args: wf.args, total: wf.budget.total };
+          out.phase = await wf.phase('work', async () => {
+            const slow = await wf.spawnAgent({ name: 'slow', prompt: 'p' });
+            out.snapshot = (await wf.snapshot(slow.taskId)).status;
+            await wf.send(slow.taskId, 'hurry');
+            out.output = (await wf.output(slow.taskId)).lastText;
+            await wf.stop(slow.taskId, 'too slow');
+            out.stopped = (await wf.wait(slow.taskId)).status;
+            return 'phase-done';
+          });
+          out.doomed = await wf.runAgent({ name: 'doomed', prompt: 'p' });
+          out.lastFailure = wf.lastFailure();
+          out.parallel = await wf.parallel([() => Promise.resolve(1), () => Promise.resolve(2)], { concurrency: 1 });
+          out.pipeline = await wf.pipeline([1, 2], (v) => v + 1, (v, item, i) => v * 10 + i);
+          out.synth = (await wf.synthesize({ inputs: [1, 2], rubric: 'sum' })).text.length > 0;
+          out.nested = await wf.workflow('inner-flow', { v: 21 });
+          out.artifact = (await wf.artifact('result', { ok: true })).name;
+          out.file = await wf.readFile('brief.md');
+          wf.log('all done');
+          out.spent = wf.budget.spent() > 0;
+          out.remaining = wf.budget.remaining();
+          return out;
+        `),
+        manifest(),
+        { topic: 'x' },
+      ),
+    );
+    expect(done.error).toBeUndefined();
+    expect(done.result).toEqual({
+      runId,
+      args: { topic: 'x' },
+      total: null,
+      phase: 'phase-done',
+      snapshot: 'running',
+      output: 'ack: hurry',
+      stopped: 'stopped',
+      doomed: null,
+      lastFailure: {
+        taskId: 'task-2',
+        name: 'doomed',
+        status: 'failed',
+        error: { code: 'SIMULATED_FAILURE', message: 'doomed' },
+      },
+      parallel: [1, 2],
+      pipeline: [20, 31],
+      synth: true,
+      nested: 42,
+      artifact: 'result',
+      file: 'the brief',
+      spent: true,
+      remaining: null,
+    });
+    expect(recorder.get(runId)?.artifacts.get('result')).toEqual({ ok: true });
+    const types = new Set(events.map((e) => e.type));
+    for (const t of [
+      'workflow-started',
+      'phase-started',
+      'phase-completed',
+      'agent-started',
+      'agent-completed',
+      'agent-message',
+      'synthesis-started',
+      'synthesis-completed',
+      'nested-started',
+      'nested-completed',
+      'artifact-written',
+      'workflow-log',
+      'workflow-completed',
+    ] as const) {
+      expect(types.has(t), t).toBe(true);
+    }
+    for (const l of childLifecycles(events).values())
+      expect(l).toEqual(['agent-started', 'agent-completed']);
+    expect(agents.stats().doubleDisposed).toBe(0);
+  });
+
+  it('pause holds a sandboxed fan-out before launch; resume lets it finish', async () => {
+    const { agents, engine } = setup({ delayMs: 30 });
+    const handle = await engine.start(
+      sourced(
+        src(
+          `return (await wf.parallel([1,2,3,4].map((i) => () => wf.runAgent({ name: 'p' + i, prompt: 'p' })))).length;`,
+        ),
+        manifest({ maxConcurrency: 1 }),
+      ),
+    );
+    handle.pause();
+    await new Promise((r) => setTimeout(r, 150));
+    const whilePaused = agents.stats().started;
+    expect(whilePaused).toBeLessThanOrEqual(1);
+    handle.resume();
+    const done = await handle.done;
+    expect(done).toMatchObject({ status: 'completed', result: 4 });
+    expect(agents.stats().started).toBe(4);
   });
 });
