@@ -110,6 +110,35 @@ async function openDirNoFollow(
   }
 }
 
+/** `mkdir -p` that refuses to create anything through a symlinked component. */
+async function makeDirsNoFollow(abs: string, options: RootOptions): Promise<void> {
+  const { codes, label } = options;
+  let current: string = sep;
+  for (const part of abs.split(sep).filter(Boolean)) {
+    current = join(current, part);
+    let st = await fsp.lstat(current).catch((error: unknown) => {
+      if (errno(error) === 'ENOENT') return undefined;
+      throw ioError(codes, `checking ${current}`, error);
+    });
+    if (!st) {
+      try {
+        await fsp.mkdir(current, { mode: 0o755 });
+      } catch (error) {
+        if (errno(error) !== 'EEXIST') throw ioError(codes, `creating ${label} ${abs}`, error);
+      }
+      st = await fsp.lstat(current);
+    }
+    if (st.isSymbolicLink()) {
+      throw new CatalogFsError(
+        codes.unsafe,
+        `${label} ${abs} goes through the symbolic link ${current}; catalog roots must be real directories (set allowSymlinkedRoot to accept it)`,
+      );
+    }
+    if (!st.isDirectory())
+      throw new CatalogFsError(codes.unsafe, `${label} ${abs}: ${current} is not a directory`);
+  }
+}
+
 export interface RootOptions {
   readonly create: boolean;
   /** Follow symlinks on the way to the root (the root's canonical path is used instead). */
@@ -130,13 +159,17 @@ export async function openRootDir(
   const abs = resolve(root);
   const { codes, label } = options;
   if (options.create) {
-    try {
-      await fsp.mkdir(abs, { recursive: true });
-    } catch (error) {
-      if (errno(error) === 'EEXIST' || errno(error) === 'ENOTDIR') {
-        throw new CatalogFsError(codes.unsafe, `${label} ${abs} is not a directory`);
+    if (options.allowSymlinkedRoot) {
+      try {
+        await fsp.mkdir(abs, { recursive: true });
+      } catch (error) {
+        if (errno(error) === 'EEXIST' || errno(error) === 'ENOTDIR') {
+          throw new CatalogFsError(codes.unsafe, `${label} ${abs} is not a directory`);
+        }
+        throw ioError(codes, `creating ${label} ${abs}`, error);
       }
-      throw ioError(codes, `creating ${label} ${abs}`, error);
+    } else {
+      await makeDirsNoFollow(abs, options);
     }
   }
   let canonical: string;

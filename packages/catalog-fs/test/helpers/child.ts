@@ -135,12 +135,14 @@ if (mode === 'save') {
     const burst = 1 + Math.floor(Math.random() * 20);
     for (let i = 0; i < burst; i++) {
       seq++;
+      // Now and then a large event: a SIGKILL can then land inside its write(2) (a torn line).
+      // Now and then a large event: a SIGKILL can then land inside its write(2) (a torn line).
       store.event({
         seq,
         runId,
         type: 'workflow-log',
         time: Date.now(),
-        data: { message: `e${seq}`, pad: 'p'.repeat(seq % 200) },
+        data: { message: `e${seq}`, pad: 'p'.repeat(seq % 61 === 0 ? 400_000 : seq % 200) },
       });
     }
     if (counter % 4 === 0) {
