@@ -328,18 +328,44 @@ describe('the plugin in the real DSH host', { timeout: 120_000 }, () => {
         args: { angles: ['delta'] },
       },
     });
+    const writeSource = `async function run(wf) {
+  const r = await wf.runAgent({ name: 'writer', prompt: 'CHILD-TASK investigate writer', readOnly: false });
+  return { findings: [r ? r.finalText : null] };
+}`;
     const full = await boot({
       task: 'SCENARIO-FULL',
       // if we asked, DSH would answer `rejected` (its policy under danger-full-access)
       env: { DSH_PERMISSION_MODE: 'danger-full-access', WF_E2E_APPROVAL: 'rejected' },
-      script: scenario('SCENARIO-FULL', [call]),
+      script: scenario('SCENARIO-FULL', [
+        call,
+        () => ({
+          name: 'run_workflow',
+          arguments: {
+            source: writeSource,
+            manifest: { ...FAN_MANIFEST, name: 'e2e-writer', readOnly: false },
+          },
+        }),
+      ]),
     });
     expect(full.code).toBe(0);
-    expect(parsed(full.stdout)).toMatchObject({
+    expect(parsed(full.stdout, 0)).toMatchObject({
       status: 'completed',
       result: { findings: ['finding for delta'] },
     });
+    expect(parsed(full.stdout, 1)).toMatchObject({
+      status: 'completed',
+      result: { findings: ['finding for writer'] },
+    });
     expect(full.log).toEqual([]);
+    // a write child keeps its normal tools but never sees ours (no recursion through run_workflow)
+    const writer = server.requests.find((r) => {
+      const text = JSON.stringify(r.messages);
+      return text.includes('CHILD-TASK investigate writer') && !text.includes('SCENARIO-');
+    });
+    const writerTools = (writer?.tools ?? []).map((t) => t.function.name);
+    expect(writerTools).toEqual(expect.arrayContaining(['bash', 'write', 'read']));
+    for (const own of ['run_workflow', 'workflow_list', 'workflow_manage'])
+      expect(writerTools).not.toContain(own);
 
     const before = server.requests.filter((r) =>
       JSON.stringify(r.messages).includes('investigate delta'),
