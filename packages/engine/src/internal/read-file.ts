@@ -1,5 +1,6 @@
 // wf.readFile: a UTF-8 file contained in the workspace. Refuses `..` escapes, absolute paths
 // outside the root, symlinks (anywhere on the path), non-files and files over the size cap.
+import { constants } from 'node:fs';
 import { lstat, open, realpath } from 'node:fs/promises';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { EngineError } from '../errors.js';
@@ -21,17 +22,26 @@ export async function readWorkspaceFile(
     throw deny(path, 'the path is outside the workspace');
   // Walk every component with lstat: a symlink anywhere on the path is refused.
   let cursor = realRoot;
+  let last: Awaited<ReturnType<typeof lstat>> | undefined;
   for (const part of rel.split(sep)) {
     cursor = resolve(cursor, part);
-    let st: Awaited<ReturnType<typeof lstat>>;
     try {
-      st = await lstat(cursor);
+      last = await lstat(cursor);
     } catch {
       throw deny(path, 'no such file');
     }
-    if (st.isSymbolicLink()) throw deny(path, 'the path goes through a symbolic link');
+    if (last.isSymbolicLink()) throw deny(path, 'the path goes through a symbolic link');
   }
-  const handle = await open(target, 'r');
+  // invariant 6: open(2) on a FIFO blocks a libuv thread until a writer appears (four such reads
+  // wedge every fs call of the host). Refuse non-files before opening, and open non-blocking
+  // without following a link swapped in since the walk, then re-check the opened file below.
+  if (!last?.isFile()) throw deny(path, 'not an ordinary file');
+  const handle = await open(
+    target,
+    constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK,
+  ).catch(() => {
+    throw deny(path, 'the file could not be opened');
+  });
   try {
     const st = await handle.stat();
     if (!st.isFile()) throw deny(path, 'not an ordinary file');
