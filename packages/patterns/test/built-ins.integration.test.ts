@@ -14,6 +14,7 @@ import {
 } from '../src/index.js';
 import { createGitRepo, type GitRepo } from './helpers/git-repo.js';
 import {
+  expectParallel,
   expectWithinManifest,
   named,
   runPattern,
@@ -31,7 +32,7 @@ describe('parallel-investigation', () => {
       parallelInvestigation,
       { question: 'How is maxConcurrency enforced?' },
       {
-        delayMs: 10,
+        delayMs: 40,
         respond: (r) =>
           r.name.startsWith('investigator-')
             ? {
@@ -45,7 +46,7 @@ describe('parallel-investigation', () => {
       },
     );
     expectWithinManifest(parallelInvestigation, run, { phases, agents: 4 });
-    expect(run.stats.peakActive).toBe(3);
+    expectParallel(run, 3);
     // The engine folds scopeSummary into the prompt as "Scope: ...".
     expect(named(run, /^investigator-/).map((r) => /^Scope: (.*)$/m.exec(r.prompt)?.[1])).toEqual([
       'structure: entry points, module boundaries and control flow',
@@ -80,10 +81,10 @@ describe('parallel-investigation', () => {
         maxConcurrency: 2,
         rubric: 'One paragraph, plain words.',
       },
-      { delayMs: 10 },
+      { delayMs: 40 },
     );
     expectWithinManifest(parallelInvestigation, run, { phases, agents: 4 });
-    expect(run.stats.peakActive).toBe(2);
+    expectParallel(run, 2);
     const findings = run.result.findings as { angle: string; status: string; text: string }[];
     expect(findings.map((f) => f.status)).toEqual([
       ...Array(3).fill('completed'),
@@ -276,11 +277,11 @@ describe('scoped-review', () => {
         requirements: ['no timing leaks'],
         testEvidence: 'all green',
       },
-      { delayMs: 10, respond: (r) => (r.name === 'verifier-1' ? verifier(r) : reviewers(r)) },
+      { delayMs: 40, respond: (r) => (r.name === 'verifier-1' ? verifier(r) : reviewers(r)) },
     );
     // 3 primaries + 1 deep (the auth packet is high-risk) + 1 verifier + the synthesis.
     expectWithinManifest(scopedReview, run, { phases, agents: 6 });
-    expect(run.stats.peakActive).toBe(4);
+    expectParallel(run, 4);
     const deep = named(run, /^review-deep-/);
     expect(deep.map((r) => [r.name, r.modelHint])).toEqual([[`review-deep-${auth.id}`, 'deep']]);
     const primary = named(run, new RegExp(`^review-primary-${auth.id}$`))[0] as AgentRequest;
@@ -476,7 +477,7 @@ describe('scoped-review', () => {
       scopedReview,
       { packets: [one] },
       {
-        delayMs: 10,
+        delayMs: 40,
         respond: (r) => {
           if (r.name.startsWith('review-'))
             return { structured: { findings: many, summary: 'many' } };
@@ -497,7 +498,7 @@ describe('scoped-review', () => {
     );
     expectWithinManifest(scopedReview, run, { phases, agents: 5 });
     expect(named(run, /^verifier-/)).toHaveLength(3);
-    expect(run.stats.peakActive).toBe(3);
+    expectParallel(run, 3);
     const findings = run.result.findings as {
       severity: string;
       disposition: string;

@@ -11,6 +11,7 @@ import {
   tournament,
 } from '../src/index.js';
 import {
+  expectParallel,
   expectWithinManifest,
   named,
   runPattern,
@@ -141,10 +142,10 @@ describe('fan-out-and-synthesize', () => {
     const run = await runPattern(
       fanOutAndSynthesize,
       { request: 'Adopt an ORM?' },
-      { delayMs: 10 },
+      { delayMs: 40 },
     );
     expectWithinManifest(fanOutAndSynthesize, run, { phases, agents: 5 });
-    expect(run.stats.peakActive).toBe(4);
+    expectParallel(run, 4);
     expect(named(run, /^angle-/).map((r) => [r.name, r.modelHint])).toEqual([
       ['angle-scope', 'balanced'],
       ['angle-evidence', 'balanced'],
@@ -304,7 +305,7 @@ describe('generate-and-filter', () => {
       generateAndFilter,
       { request: 'Halve CI time', generators: 3, ideasPerGenerator: 2, keep: 2 },
       {
-        delayMs: 10,
+        delayMs: 40,
         respond: (r) => {
           if (r.name.startsWith('generator-')) return ideasFor(r.name.slice('generator-'.length));
           if (r.name === 'filter') {
@@ -330,7 +331,7 @@ describe('generate-and-filter', () => {
       },
     );
     expectWithinManifest(generateAndFilter, run, { phases, agents: 5 });
-    expect(run.stats.peakActive).toBe(3);
+    expectParallel(run, 3);
     expect(named(run, /^filter$/)[0]?.prompt).toContain(
       'I6 [ambitious] Parallel tests: shard the suite',
     );
@@ -404,7 +405,7 @@ describe('tournament', () => {
       tournament,
       { request: 'Roll out the storage engine' },
       {
-        delayMs: 10,
+        delayMs: 40,
         respond: (r) =>
           r.name.startsWith('contestant-')
             ? { text: `answer from ${r.name.slice('contestant-'.length)}` }
@@ -414,7 +415,7 @@ describe('tournament', () => {
       },
     );
     expectWithinManifest(tournament, run, { phases, agents: 6 });
-    expect(run.stats.peakActive).toBe(3);
+    expectParallel(run, 3);
     expect(named(run, /^contestant-risk-first$/)[0]?.modelHint).toBe('deep');
     // Position alternates: the second pair is shown in reverse order.
     expect(named(run, /^judge-/).map((r) => r.name)).toEqual([

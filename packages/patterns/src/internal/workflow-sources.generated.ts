@@ -10,6 +10,7 @@ export const WORKFLOW_SOURCES: { readonly [name: string]: string } = Object.free
 const VERDICTS = ['holds', 'partly-holds', 'falsified', 'inconclusive'];
 const SEVERITIES = ['critical', 'major', 'minor'];
 
+/** @type {JsonSchemaObject} */
 const VERIFICATION_SCHEMA = {
   type: 'object',
   properties: {
@@ -35,6 +36,16 @@ const VERIFICATION_SCHEMA = {
 
 const READ_ONLY = ['Read-only: do not modify files or any other state.'];
 
+/**
+ * @typedef {{ request: string, criteria?: string[] }} Args
+ * @typedef {{ claim: string, problem: string, severity: string }} Objection
+ * @typedef {{ verdict: string, objections: Objection[], caveats: string[] }} Verification
+ */
+
+/**
+ * @param {WorkflowApi<Args>} wf
+ * @param {Args} args
+ */
 async function run(wf, args) {
   const request = args.request;
   const criteria = Array.isArray(args.criteria) ? args.criteria : [];
@@ -63,27 +74,29 @@ async function run(wf, args) {
 
   const verification = await wf.phase('verify', async () => {
     if (candidate === null) return null;
-    const task = await wf.runAgent({
-      name: 'falsifier',
-      prompt: lines(
-        'You are an adversarial verifier. Try to falsify the candidate answer below.',
-        'Check every claim against evidence you can read; look for counter-examples, missing cases,',
-        'wrong assumptions and unsupported steps. Report each objection with its severity,',
-        'the caveats a reader must know, and a verdict: holds, partly-holds, falsified or inconclusive.',
-        'Do not rewrite the answer; only judge it.',
-        '',
-        \`Request: \${request}\`,
-        criteria.length > 0 ? \`Criteria: \${criteria.join('; ')}\` : null,
-        '',
-        'Candidate answer:',
-        candidate.text,
-      ),
-      readOnly: true,
-      modelHint: 'deep',
-      outputSchema: VERIFICATION_SCHEMA,
-      constraints: READ_ONLY,
-      evidenceRefs: [\`task_id:\${candidate.taskId}\`],
-    });
+    const task = /** @type {TaskResult<Verification> | null} */ (
+      await wf.runAgent({
+        name: 'falsifier',
+        prompt: lines(
+          'You are an adversarial verifier. Try to falsify the candidate answer below.',
+          'Check every claim against evidence you can read; look for counter-examples, missing cases,',
+          'wrong assumptions and unsupported steps. Report each objection with its severity,',
+          'the caveats a reader must know, and a verdict: holds, partly-holds, falsified or inconclusive.',
+          'Do not rewrite the answer; only judge it.',
+          '',
+          \`Request: \${request}\`,
+          criteria.length > 0 ? \`Criteria: \${criteria.join('; ')}\` : null,
+          '',
+          'Candidate answer:',
+          candidate.text,
+        ),
+        readOnly: true,
+        modelHint: 'deep',
+        outputSchema: VERIFICATION_SCHEMA,
+        constraints: READ_ONLY,
+        evidenceRefs: [\`task_id:\${candidate.taskId}\`],
+      })
+    );
     if (task === null) {
       failures.push(failureOf(wf, 'falsifier'));
       return null;
@@ -137,7 +150,10 @@ async function run(wf, args) {
   };
 }
 
-/** The verifier's judgement, from structured output or, failing that, its text as one caveat. */
+/**
+ * The verifier's judgement, from structured output or, failing that, its text as one caveat.
+ * @param {TaskResult<Verification>} task
+ */
 function readVerification(task) {
   const s = task.structured;
   if (s && VERDICTS.includes(s.verdict)) {
@@ -158,7 +174,11 @@ function readVerification(task) {
   };
 }
 
-/** Why the child just failed (wf.lastFailure keeps failure reasons visible). */
+/**
+ * Why the child just failed (wf.lastFailure keeps failure reasons visible).
+ * @param {WorkflowApi<unknown>} wf
+ * @param {string} name
+ */
 function failureOf(wf, name) {
   const last = wf.lastFailure();
   return {
@@ -168,7 +188,10 @@ function failureOf(wf, name) {
   };
 }
 
-/** Joins prompt lines, leaving out the ones given as null. */
+/**
+ * Joins prompt lines, leaving out the ones given as null.
+ * @param {(string | null)[]} parts
+ */
 function lines(...parts) {
   return parts.filter((part) => part !== null).join('\\n');
 }
@@ -181,6 +204,7 @@ const LABELS = ['research', 'verification', 'migration', 'triage', 'creative'];
 const DEFAULT_LABEL = 'research';
 
 // The routed worker's brief and tier per label. A migration is planned here, never performed.
+/** @type {Record<string, { tier: WorkflowModelHint, brief: string }>} */
 const PLAYBOOKS = {
   research: {
     tier: 'balanced',
@@ -209,6 +233,7 @@ const PLAYBOOKS = {
   },
 };
 
+/** @type {JsonSchemaObject} */
 const CLASSIFICATION_SCHEMA = {
   type: 'object',
   properties: {
@@ -222,30 +247,41 @@ const CLASSIFICATION_SCHEMA = {
 
 const READ_ONLY = ['Read-only: do not modify files, run mutating commands or change any state.'];
 
+/**
+ * @typedef {{ request: string, context?: string }} Args
+ * @typedef {{ label: string, confidence: number, rationale: string }} Classification
+ */
+
+/**
+ * @param {WorkflowApi<Args>} wf
+ * @param {Args} args
+ */
 async function run(wf, args) {
   const request = args.request;
   const context = typeof args.context === 'string' ? args.context : '';
   const failures = [];
 
   const classification = await wf.phase('classify', async () => {
-    const task = await wf.runAgent({
-      name: 'classifier',
-      prompt: lines(
-        \`Classify the request below into exactly one of these labels: \${LABELS.join(', ')}.\`,
-        'research: find out and explain; verification: check whether something is true or correct;',
-        'migration: move code or data from one shape to another; triage: diagnose a problem and rank causes;',
-        'creative: produce new options or designs.',
-        'Return the label, your confidence from 0 to 1, and a one-sentence rationale.',
-        '',
-        \`Request: \${request}\`,
-        context ? \`Context: \${context}\` : null,
-      ),
-      readOnly: true,
-      modelHint: 'fast',
-      outputSchema: CLASSIFICATION_SCHEMA,
-      constraints: READ_ONLY,
-      terseResult: true,
-    });
+    const task = /** @type {TaskResult<Classification> | null} */ (
+      await wf.runAgent({
+        name: 'classifier',
+        prompt: lines(
+          \`Classify the request below into exactly one of these labels: \${LABELS.join(', ')}.\`,
+          'research: find out and explain; verification: check whether something is true or correct;',
+          'migration: move code or data from one shape to another; triage: diagnose a problem and rank causes;',
+          'creative: produce new options or designs.',
+          'Return the label, your confidence from 0 to 1, and a one-sentence rationale.',
+          '',
+          \`Request: \${request}\`,
+          context ? \`Context: \${context}\` : null,
+        ),
+        readOnly: true,
+        modelHint: 'fast',
+        outputSchema: CLASSIFICATION_SCHEMA,
+        constraints: READ_ONLY,
+        terseResult: true,
+      })
+    );
     if (task === null) {
       failures.push(failureOf(wf, 'classifier'));
       return {
@@ -322,7 +358,10 @@ async function run(wf, args) {
   };
 }
 
-/** The classifier's label, from structured output or, failing that, a label named in its text. */
+/**
+ * The classifier's label, from structured output or, failing that, a label named in its text.
+ * @param {TaskResult<Classification>} task
+ */
 function readClassification(task) {
   const s = task.structured;
   if (s && LABELS.includes(s.label)) {
@@ -345,7 +384,11 @@ function readClassification(task) {
   };
 }
 
-/** Why the child just failed (wf.lastFailure keeps failure reasons visible). */
+/**
+ * Why the child just failed (wf.lastFailure keeps failure reasons visible).
+ * @param {WorkflowApi<unknown>} wf
+ * @param {string} name
+ */
 function failureOf(wf, name) {
   const last = wf.lastFailure();
   return {
@@ -355,7 +398,10 @@ function failureOf(wf, name) {
   };
 }
 
-/** Joins prompt lines, leaving out the ones given as null. */
+/**
+ * Joins prompt lines, leaving out the ones given as null.
+ * @param {(string | null)[]} parts
+ */
 function lines(...parts) {
   return parts.filter((part) => part !== null).join('\\n');
 }
@@ -370,6 +416,7 @@ const MAX_ANGLES = 5;
 const CONCURRENCY = 4;
 
 // What each default angle looks at; other angle names are taken as their own brief.
+/** @type {Record<string, string>} */
 const BRIEFS = {
   scope:
     'Map the scope: what the request touches, what it does not, and the boundaries and assumptions that matter.',
@@ -380,6 +427,14 @@ const BRIEFS = {
     'Recommend a course of action: the option you would take, the alternatives you rejected and why.',
 };
 
+/**
+ * @typedef {{ request: string, angles?: string[], deepAngles?: string[] }} Args
+ */
+
+/**
+ * @param {WorkflowApi<Args>} wf
+ * @param {Args} args
+ */
 async function run(wf, args) {
   const request = args.request;
   const requested =
@@ -456,6 +511,7 @@ async function run(wf, args) {
   return { summary, angles: results, degraded: failures.length > 0, failures };
 }
 
+/** @param {unknown[]} values */
 function unique(values) {
   const out = [];
   for (const v of values) {
@@ -465,6 +521,7 @@ function unique(values) {
   return out;
 }
 
+/** @param {string} text */
 function slug(text) {
   return (
     text
@@ -475,7 +532,11 @@ function slug(text) {
   );
 }
 
-/** Why the child just failed (wf.lastFailure keeps failure reasons visible). */
+/**
+ * Why the child just failed (wf.lastFailure keeps failure reasons visible).
+ * @param {WorkflowApi<unknown>} wf
+ * @param {string} name
+ */
 function failureOf(wf, name) {
   const last = wf.lastFailure();
   return {
@@ -485,7 +546,10 @@ function failureOf(wf, name) {
   };
 }
 
-/** Joins prompt lines, leaving out the ones given as null. */
+/**
+ * Joins prompt lines, leaving out the ones given as null.
+ * @param {(string | null)[]} parts
+ */
 function lines(...parts) {
   return parts.filter((part) => part !== null).join('\\n');
 }
@@ -506,6 +570,7 @@ const DEFAULT_IDEAS = 3;
 const DEFAULT_KEEP = 3;
 const CONCURRENCY = 4;
 
+/** @type {JsonSchemaObject} */
 const IDEAS_SCHEMA = {
   type: 'object',
   properties: {
@@ -523,6 +588,7 @@ const IDEAS_SCHEMA = {
   additionalProperties: false,
 };
 
+/** @type {JsonSchemaObject} */
 const RANKING_SCHEMA = {
   type: 'object',
   properties: {
@@ -555,6 +621,17 @@ const RANKING_SCHEMA = {
 
 const READ_ONLY = ['Read-only: do not modify files or any other state.'];
 
+/**
+ * @typedef {{ request: string, generators?: number, ideasPerGenerator?: number, keep?: number, criteria?: string[] }} Args
+ * @typedef {{ ideas: { title: string, description: string }[] }} Ideas
+ * @typedef {{ id: string, title: string, description: string, generator: string, taskId: string }} Idea
+ * @typedef {{ ranked: { id: string, score: number, reason: string }[], duplicates: { id: string, duplicateOf: string }[] }} Ranking
+ */
+
+/**
+ * @param {WorkflowApi<Args>} wf
+ * @param {Args} args
+ */
 async function run(wf, args) {
   const request = args.request;
   const generators = clampInt(args.generators, 1, LENSES.length, DEFAULT_GENERATORS);
@@ -567,20 +644,22 @@ async function run(wf, args) {
     const lenses = LENSES.slice(0, generators);
     const batches = await wf.parallel(
       lenses.map((lens) => async () => {
-        const task = await wf.runAgent({
-          name: \`generator-\${lens.name}\`,
-          prompt: lines(
-            \`Propose \${perGenerator} distinct ideas for the request below, focusing on \${lens.brief}.\`,
-            'Give each idea a short title and a description of how it would work and what it costs.',
-            '',
-            \`Request: \${request}\`,
-            criteria.length > 0 ? \`Ideas are judged on: \${criteria.join('; ')}\` : null,
-          ),
-          readOnly: true,
-          modelHint: 'balanced',
-          outputSchema: IDEAS_SCHEMA,
-          constraints: READ_ONLY,
-        });
+        const task = /** @type {TaskResult<Ideas> | null} */ (
+          await wf.runAgent({
+            name: \`generator-\${lens.name}\`,
+            prompt: lines(
+              \`Propose \${perGenerator} distinct ideas for the request below, focusing on \${lens.brief}.\`,
+              'Give each idea a short title and a description of how it would work and what it costs.',
+              '',
+              \`Request: \${request}\`,
+              criteria.length > 0 ? \`Ideas are judged on: \${criteria.join('; ')}\` : null,
+            ),
+            readOnly: true,
+            modelHint: 'balanced',
+            outputSchema: IDEAS_SCHEMA,
+            constraints: READ_ONLY,
+          })
+        );
         if (task === null) {
           failures.push(failureOf(wf, \`generator-\${lens.name}\`));
           return [];
@@ -595,23 +674,27 @@ async function run(wf, args) {
 
   const filtered = await wf.phase('filter', async () => {
     if (ideas.length === 0) return { ranked: [], duplicatesRemoved: 0, byFilter: false };
-    const task = await wf.runAgent({
-      name: 'filter',
-      prompt: lines(
-        'You are the filter. Below are ideas from several generators, each with an id.',
-        'Mark every idea that repeats another as a duplicate of the better-worded one,',
-        'then score each remaining idea from 0 to 10 against the request and criteria, with a one-line reason.',
-        '',
-        \`Request: \${request}\`,
-        criteria.length > 0 ? \`Criteria: \${criteria.join('; ')}\` : null,
-        '',
-        ...ideas.map((idea) => \`\${idea.id} [\${idea.generator}] \${idea.title}: \${idea.description}\`),
-      ),
-      readOnly: true,
-      modelHint: 'deep',
-      outputSchema: RANKING_SCHEMA,
-      constraints: READ_ONLY,
-    });
+    const task = /** @type {TaskResult<Ranking> | null} */ (
+      await wf.runAgent({
+        name: 'filter',
+        prompt: lines(
+          'You are the filter. Below are ideas from several generators, each with an id.',
+          'Mark every idea that repeats another as a duplicate of the better-worded one,',
+          'then score each remaining idea from 0 to 10 against the request and criteria, with a one-line reason.',
+          '',
+          \`Request: \${request}\`,
+          criteria.length > 0 ? \`Criteria: \${criteria.join('; ')}\` : null,
+          '',
+          ...ideas.map(
+            (idea) => \`\${idea.id} [\${idea.generator}] \${idea.title}: \${idea.description}\`,
+          ),
+        ),
+        readOnly: true,
+        modelHint: 'deep',
+        outputSchema: RANKING_SCHEMA,
+        constraints: READ_ONLY,
+      })
+    );
     if (task === null) {
       failures.push(failureOf(wf, 'filter'));
       return localFilter(ideas);
@@ -654,6 +737,10 @@ async function run(wf, args) {
   };
 }
 
+/**
+ * @param {TaskResult<Ideas>} task
+ * @param {string} generator
+ */
 function readIdeas(task, generator) {
   const s = task.structured;
   const list = s && Array.isArray(s.ideas) ? s.ideas : [];
@@ -716,12 +803,23 @@ function localFilter(ideas) {
   return { ranked, duplicatesRemoved: ideas.length - ranked.length, byFilter: false };
 }
 
+/**
+ * An integer arg clamped to [min, max], or the fallback when it is not an integer.
+ * @param {unknown} value
+ * @param {number} min
+ * @param {number} max
+ * @param {number} fallback
+ */
 function clampInt(value, min, max, fallback) {
   if (typeof value !== 'number' || !Number.isInteger(value)) return fallback;
   return Math.min(max, Math.max(min, value));
 }
 
-/** Why the child just failed (wf.lastFailure keeps failure reasons visible). */
+/**
+ * Why the child just failed (wf.lastFailure keeps failure reasons visible).
+ * @param {WorkflowApi<unknown>} wf
+ * @param {string} name
+ */
 function failureOf(wf, name) {
   const last = wf.lastFailure();
   return {
@@ -731,7 +829,10 @@ function failureOf(wf, name) {
   };
 }
 
-/** Joins prompt lines, leaving out the ones given as null. */
+/**
+ * Joins prompt lines, leaving out the ones given as null.
+ * @param {(string | null)[]} parts
+ */
 function lines(...parts) {
   return parts.filter((part) => part !== null).join('\\n');
 }
@@ -743,6 +844,7 @@ function lines(...parts) {
 const DEFAULT_ROUNDS = 4;
 const MAX_ROUNDS = 5;
 
+/** @type {JsonSchemaObject} */
 const ROUND_SCHEMA = {
   type: 'object',
   properties: {
@@ -760,6 +862,16 @@ const ROUND_SCHEMA = {
   additionalProperties: false,
 };
 
+/**
+ * @typedef {{ request: string, maxRounds?: number }} Args
+ * @typedef {{ findings: { title: string, detail: string }[] }} Round
+ * @typedef {{ title: string, detail: string, round: number, taskId: string }} Finding
+ */
+
+/**
+ * @param {WorkflowApi<Args>} wf
+ * @param {Args} args
+ */
 async function run(wf, args) {
   const request = args.request;
   const maxRounds = clampInt(args.maxRounds, 1, MAX_ROUNDS, DEFAULT_ROUNDS);
@@ -772,23 +884,25 @@ async function run(wf, args) {
     // Bounded by the round cap; each round either adds findings or ends the loop.
     for (let round = 1; round <= maxRounds; round += 1) {
       const known = findings.map((f) => \`- \${f.title}\`);
-      const task = await wf.runAgent({
-        name: \`round-\${round}\`,
-        prompt: lines(
-          \`Round \${round} of at most \${maxRounds} on the request below.\`,
-          known.length > 0
-            ? 'Earlier rounds already found the items listed; report only findings that are new.'
-            : 'Report every finding you can support with evidence (file paths, documents).',
-          'If you find nothing new, return an empty list: that ends the investigation.',
-          '',
-          \`Request: \${request}\`,
-          ...(known.length > 0 ? ['', 'Already found:', ...known] : []),
-        ),
-        readOnly: true,
-        modelHint: 'balanced',
-        outputSchema: ROUND_SCHEMA,
-        constraints: ['Read-only: do not modify files or any other state.'],
-      });
+      const task = /** @type {TaskResult<Round> | null} */ (
+        await wf.runAgent({
+          name: \`round-\${round}\`,
+          prompt: lines(
+            \`Round \${round} of at most \${maxRounds} on the request below.\`,
+            known.length > 0
+              ? 'Earlier rounds already found the items listed; report only findings that are new.'
+              : 'Report every finding you can support with evidence (file paths, documents).',
+            'If you find nothing new, return an empty list: that ends the investigation.',
+            '',
+            \`Request: \${request}\`,
+            ...(known.length > 0 ? ['', 'Already found:', ...known] : []),
+          ),
+          readOnly: true,
+          modelHint: 'balanced',
+          outputSchema: ROUND_SCHEMA,
+          constraints: ['Read-only: do not modify files or any other state.'],
+        })
+      );
       if (task === null) {
         const failure = failureOf(wf, \`round-\${round}\`);
         failures.push(failure);
@@ -843,7 +957,13 @@ async function run(wf, args) {
   };
 }
 
-/** Findings of this round whose normalized title was not seen before (also within the round). */
+/**
+ * Findings of this round whose normalized title was not seen before (also within the round).
+ * @param {Finding[]} known
+ * @param {TaskResult<Round>} task
+ * @param {number} round
+ * @returns {Finding[]}
+ */
 function newFindings(known, task, round) {
   const seen = new Set(known.map((f) => normalize(f.title)));
   const s = task.structured;
@@ -864,6 +984,7 @@ function newFindings(known, task, round) {
   return fresh;
 }
 
+/** @param {string} text */
 function normalize(text) {
   return text
     .toLowerCase()
@@ -871,12 +992,23 @@ function normalize(text) {
     .trim();
 }
 
+/**
+ * An integer arg clamped to [min, max], or the fallback when it is not an integer.
+ * @param {unknown} value
+ * @param {number} min
+ * @param {number} max
+ * @param {number} fallback
+ */
 function clampInt(value, min, max, fallback) {
   if (typeof value !== 'number' || !Number.isInteger(value)) return fallback;
   return Math.min(max, Math.max(min, value));
 }
 
-/** Why the child just failed (wf.lastFailure keeps failure reasons visible). */
+/**
+ * Why the child just failed (wf.lastFailure keeps failure reasons visible).
+ * @param {WorkflowApi<unknown>} wf
+ * @param {string} name
+ */
 function failureOf(wf, name) {
   const last = wf.lastFailure();
   return {
@@ -886,7 +1018,10 @@ function failureOf(wf, name) {
   };
 }
 
-/** Joins prompt lines, leaving out the ones given as null. */
+/**
+ * Joins prompt lines, leaving out the ones given as null.
+ * @param {(string | null)[]} parts
+ */
 function lines(...parts) {
   return parts.filter((part) => part !== null).join('\\n');
 }
@@ -903,6 +1038,7 @@ const DEFAULT_TARGETS = [
 const MAX_AGENTS = 8;
 const MAX_CONCURRENCY = 4;
 
+/** @type {JsonSchemaObject} */
 const FINDING_SCHEMA = {
   type: 'object',
   properties: {
@@ -917,6 +1053,15 @@ const FINDING_SCHEMA = {
 const DEFAULT_RUBRIC =
   'Answer the question from the findings. Lead with the answer, support it with the evidence the investigators cited, note where they disagree, and list open questions and the angles that failed.';
 
+/**
+ * @typedef {{ question: string, targets?: string[], rubric?: string, maxAgents?: number, maxConcurrency?: number }} Args
+ * @typedef {{ finding: string, evidence: string[], confidence: string }} Finding
+ */
+
+/**
+ * @param {WorkflowApi<Args>} wf
+ * @param {Args} args
+ */
 async function run(wf, args) {
   const question = args.question;
   const targets =
@@ -931,22 +1076,24 @@ async function run(wf, args) {
     const settled = await wf.parallel(
       angles.map((angle, i) => async () => {
         const name = \`investigator-\${i + 1}\`;
-        const task = await wf.runAgent({
-          name,
-          prompt: lines(
-            'Investigate the question below from one angle only; other investigators cover the rest.',
-            \`Your angle: \${angle}\`,
-            'Read what you need, then report your finding, the evidence for it (file paths with line',
-            'numbers, commands and their output, documents) and how confident you are.',
-            '',
-            \`Question: \${question}\`,
-          ),
-          readOnly: true,
-          modelHint: 'balanced',
-          outputSchema: FINDING_SCHEMA,
-          scopeSummary: angle,
-          constraints: ['Read-only: do not modify files or any other state.'],
-        });
+        const task = /** @type {TaskResult<Finding> | null} */ (
+          await wf.runAgent({
+            name,
+            prompt: lines(
+              'Investigate the question below from one angle only; other investigators cover the rest.',
+              \`Your angle: \${angle}\`,
+              'Read what you need, then report your finding, the evidence for it (file paths with line',
+              'numbers, commands and their output, documents) and how confident you are.',
+              '',
+              \`Question: \${question}\`,
+            ),
+            readOnly: true,
+            modelHint: 'balanced',
+            outputSchema: FINDING_SCHEMA,
+            scopeSummary: angle,
+            constraints: ['Read-only: do not modify files or any other state.'],
+          })
+        );
         if (task === null) {
           const failure = failureOf(wf, name);
           failures.push(failure);
@@ -978,7 +1125,7 @@ async function run(wf, args) {
     status: 'skipped',
     text: \`not investigated: over the cap of \${agentCap} agents\`,
   }));
-  const findings = investigated.concat(skipped);
+  const findings = [...investigated, ...skipped];
   const completed = investigated.filter((f) => f.status === 'completed');
 
   const synthesis = await wf.phase('synthesize', async () => {
@@ -1013,12 +1160,23 @@ async function run(wf, args) {
   return { synthesis, findings, degraded: failures.length > 0, failures };
 }
 
+/**
+ * An integer arg clamped to [min, max], or the fallback when it is not an integer.
+ * @param {unknown} value
+ * @param {number} min
+ * @param {number} max
+ * @param {number} fallback
+ */
 function clampInt(value, min, max, fallback) {
   if (typeof value !== 'number' || !Number.isInteger(value)) return fallback;
   return Math.min(max, Math.max(min, value));
 }
 
-/** Why the child just failed (wf.lastFailure keeps failure reasons visible). */
+/**
+ * Why the child just failed (wf.lastFailure keeps failure reasons visible).
+ * @param {WorkflowApi<unknown>} wf
+ * @param {string} name
+ */
 function failureOf(wf, name) {
   const last = wf.lastFailure();
   return {
@@ -1028,7 +1186,10 @@ function failureOf(wf, name) {
   };
 }
 
-/** Joins prompt lines, leaving out the ones given as null. */
+/**
+ * Joins prompt lines, leaving out the ones given as null.
+ * @param {(string | null)[]} parts
+ */
 function lines(...parts) {
   return parts.filter((part) => part !== null).join('\\n');
 }
@@ -1058,6 +1219,7 @@ const MAX_VERIFIERS = 3;
 const MAX_REVIEWERS = MAX_AGENTS - MAX_VERIFIERS - 1;
 const MAX_VERIFIER_DIFF_CHARS = 120000;
 
+/** @type {JsonSchemaObject} */
 const REVIEW_SCHEMA = {
   type: 'object',
   properties: {
@@ -1084,6 +1246,7 @@ const REVIEW_SCHEMA = {
   additionalProperties: false,
 };
 
+/** @type {JsonSchemaObject} */
 const DISPOSITION_SCHEMA = {
   type: 'object',
   properties: {
@@ -1109,6 +1272,18 @@ const DISPOSITION_SCHEMA = {
 const SEVERITY_GUIDE =
   'Severity: critical = exploitable, data loss or outage; high = wrong behaviour in normal use; medium = wrong in edge cases or a maintenance trap; low = minor; info = a note, nothing to fix.';
 
+/**
+ * @typedef {{ id: string, diff: string, files: { path: string, oldPath?: string, change?: string }[], rangeId?: string, partition?: string, risk?: string, riskReasons?: string[], chunk?: { index: number, count: number } }} PacketInput
+ * @typedef {{ packets?: PacketInput[], packetFiles?: string[], request?: string, requirements?: string[], testEvidence?: string, maxReviewers?: number }} Args
+ * @typedef {{ file: string, line: number, severity: string, category: string, title: string, detail: string, suggestion: string }} ReportedFinding
+ * @typedef {{ findings: ReportedFinding[], summary: string }} Review
+ * @typedef {{ dispositions: { id: string, disposition: string, reason: string, severity?: string }[] }} Dispositions
+ */
+
+/**
+ * @param {WorkflowApi<Args>} wf
+ * @param {Args} args
+ */
 async function run(wf, args) {
   const packets = await loadPackets(wf, args);
   const context = reviewContext(args);
@@ -1276,7 +1451,11 @@ async function run(wf, args) {
   };
 }
 
-/** Packets from args.packets and/or args.packetFiles (JSON files written by writeReviewPackets). */
+/**
+ * Packets from args.packets and/or args.packetFiles (JSON files written by writeReviewPackets).
+ * @param {WorkflowApi<Args>} wf
+ * @param {Args} args
+ */
 async function loadPackets(wf, args) {
   const raw = (Array.isArray(args.packets) ? args.packets : []).map((value, i) => ({
     value,
@@ -1370,45 +1549,48 @@ function reviewerName(a) {
   return \`review-\${a.role}-\${a.packet.id}\`;
 }
 
+/** @param {WorkflowApi<Args>} wf */
 async function review(wf, assignment, context, failures) {
   const p = assignment.packet;
   const name = reviewerName(assignment);
   const paths = p.files.map((f) => f.path);
-  const task = await wf.runAgent({
-    name,
-    prompt: [
-      \`You are the \${assignment.role === 'deep' ? 'second, in-depth' : 'primary'} reviewer of one packet of a change.\`,
-      \`Packet \${p.id}: \${p.partition}\${p.chunk ? \` (part \${p.chunk.index} of \${p.chunk.count} of one file)\` : ''}, risk \${p.risk}\${p.riskReasons.length > 0 ? \` (\${p.riskReasons.join('; ')})\` : ''}.\`,
-      \`Files: \${p.files.map((f) => (f.oldPath ? \`\${f.oldPath} -> \${f.path}\` : f.path) + \` (\${f.change})\`).join(', ')}\`,
-      '',
-      'Read contract: report findings only on what this diff adds, removes or changes. You may read the',
-      'files it touches and what they use, for context only. Cite the file path exactly as listed above and',
-      'the line number in the new file (0 for the file as a whole). Return an empty list when you find nothing.',
-      SEVERITY_GUIDE,
-      '',
-      \`What the change is for: \${context.request}\`,
-      context.requirements.length > 0
-        ? \`Requirements it must meet:\\n\${context.requirements.map((r) => \`- \${r}\`).join('\\n')}\`
-        : null,
-      context.testEvidence
-        ? \`Test evidence supplied with the change:\\n\${context.testEvidence}\`
-        : null,
-      '',
-      'Diff:',
-      p.diff,
-    ]
-      .filter((line) => line !== null)
-      .join('\\n'),
-    readOnly: true,
-    modelHint: assignment.tier,
-    outputSchema: REVIEW_SCHEMA,
-    scopeSummary: \`\${p.partition}: \${paths.slice(0, 10).join(', ')}\${paths.length > 10 ? ', ...' : ''}\`,
-    constraints: [
-      'Read-only: do not modify files or any other state.',
-      'Report only findings on this packet.',
-    ],
-    evidenceRefs: [\`diff:\${p.id}\`].concat(paths.slice(0, 20).map((path) => \`file:\${path}\`)),
-  });
+  const task = /** @type {TaskResult<Review> | null} */ (
+    await wf.runAgent({
+      name,
+      prompt: [
+        \`You are the \${assignment.role === 'deep' ? 'second, in-depth' : 'primary'} reviewer of one packet of a change.\`,
+        \`Packet \${p.id}: \${p.partition}\${p.chunk ? \` (part \${p.chunk.index} of \${p.chunk.count} of one file)\` : ''}, risk \${p.risk}\${p.riskReasons.length > 0 ? \` (\${p.riskReasons.join('; ')})\` : ''}.\`,
+        \`Files: \${p.files.map((f) => (f.oldPath ? \`\${f.oldPath} -> \${f.path}\` : f.path) + \` (\${f.change})\`).join(', ')}\`,
+        '',
+        'Read contract: report findings only on what this diff adds, removes or changes. You may read the',
+        'files it touches and what they use, for context only. Cite the file path exactly as listed above and',
+        'the line number in the new file (0 for the file as a whole). Return an empty list when you find nothing.',
+        SEVERITY_GUIDE,
+        '',
+        \`What the change is for: \${context.request}\`,
+        context.requirements.length > 0
+          ? \`Requirements it must meet:\\n\${context.requirements.map((r) => \`- \${r}\`).join('\\n')}\`
+          : null,
+        context.testEvidence
+          ? \`Test evidence supplied with the change:\\n\${context.testEvidence}\`
+          : null,
+        '',
+        'Diff:',
+        p.diff,
+      ]
+        .filter((line) => line !== null)
+        .join('\\n'),
+      readOnly: true,
+      modelHint: assignment.tier,
+      outputSchema: REVIEW_SCHEMA,
+      scopeSummary: \`\${p.partition}: \${paths.slice(0, 10).join(', ')}\${paths.length > 10 ? ', ...' : ''}\`,
+      constraints: [
+        'Read-only: do not modify files or any other state.',
+        'Report only findings on this packet.',
+      ],
+      evidenceRefs: [\`diff:\${p.id}\`, ...paths.slice(0, 20).map((path) => \`file:\${path}\`)],
+    })
+  );
   if (task === null) {
     const failure = failureOf(wf, name);
     failures.push(failure);
@@ -1476,6 +1658,7 @@ function mergeFindings(reviews) {
   return sortFindings([...byId.values()]);
 }
 
+/** @param {WorkflowApi<Args>} wf */
 async function verify(wf, batch, number, packets, context, failures) {
   const name = \`verifier-\${number}\`;
   const involved = packets.filter((p) => batch.some((f) => f.packetIds.includes(p.id)));
@@ -1488,34 +1671,36 @@ async function verify(wf, batch, number, packets, context, failures) {
     diffs.push(\`Packet \${p.id} (\${p.partition}):\\n\${text}\`);
     if (budget <= 0) break;
   }
-  const task = await wf.runAgent({
-    name,
-    prompt: [
-      'You verify code-review findings. Give EVERY finding below exactly one disposition:',
-      'confirmed (the problem is real as described), refuted (it is not a problem; say why),',
-      'or unresolved (the evidence cannot settle it; say what would). Check each against the diff and',
-      'the files it touches. Change a severity only when you give the reason; otherwise leave it out.',
-      SEVERITY_GUIDE,
-      '',
-      \`What the change is for: \${context.request}\`,
-      '',
-      'Findings:',
-      ...batch.map(
-        (f) =>
-          \`\${f.id} | \${f.file}:\${f.line} | \${f.severity} | \${f.title}\\n  \${f.detail}\${f.suggestion ? \`\\n  suggested fix: \${f.suggestion}\` : ''}\`,
-      ),
-      '',
-      ...diffs,
-    ].join('\\n'),
-    readOnly: true,
-    modelHint: 'deep',
-    outputSchema: DISPOSITION_SCHEMA,
-    constraints: [
-      'Read-only: do not modify files or any other state.',
-      'One disposition per finding id.',
-    ],
-    evidenceRefs: batch.map((f) => \`finding:\${f.id}\`),
-  });
+  const task = /** @type {TaskResult<Dispositions> | null} */ (
+    await wf.runAgent({
+      name,
+      prompt: [
+        'You verify code-review findings. Give EVERY finding below exactly one disposition:',
+        'confirmed (the problem is real as described), refuted (it is not a problem; say why),',
+        'or unresolved (the evidence cannot settle it; say what would). Check each against the diff and',
+        'the files it touches. Change a severity only when you give the reason; otherwise leave it out.',
+        SEVERITY_GUIDE,
+        '',
+        \`What the change is for: \${context.request}\`,
+        '',
+        'Findings:',
+        ...batch.map(
+          (f) =>
+            \`\${f.id} | \${f.file}:\${f.line} | \${f.severity} | \${f.title}\\n  \${f.detail}\${f.suggestion ? \`\\n  suggested fix: \${f.suggestion}\` : ''}\`,
+        ),
+        '',
+        ...diffs,
+      ].join('\\n'),
+      readOnly: true,
+      modelHint: 'deep',
+      outputSchema: DISPOSITION_SCHEMA,
+      constraints: [
+        'Read-only: do not modify files or any other state.',
+        'One disposition per finding id.',
+      ],
+      evidenceRefs: batch.map((f) => \`finding:\${f.id}\`),
+    })
+  );
   if (task === null) {
     const failure = failureOf(wf, name);
     failures.push(failure);
@@ -1672,12 +1857,23 @@ function unique(values) {
   return values.filter((v, i) => values.indexOf(v) === i);
 }
 
+/**
+ * An integer arg clamped to [min, max], or the fallback when it is not an integer.
+ * @param {unknown} value
+ * @param {number} min
+ * @param {number} max
+ * @param {number} fallback
+ */
 function clampInt(value, min, max, fallback) {
   if (typeof value !== 'number' || !Number.isInteger(value)) return fallback;
   return Math.min(max, Math.max(min, value));
 }
 
-/** Why the child just failed (wf.lastFailure keeps failure reasons visible). */
+/**
+ * Why the child just failed (wf.lastFailure keeps failure reasons visible).
+ * @param {WorkflowApi<unknown>} wf
+ * @param {string} name
+ */
 function failureOf(wf, name) {
   const last = wf.lastFailure();
   return {
@@ -1691,6 +1887,7 @@ function failureOf(wf, name) {
 // judged head to head; the standings (a win is 1 point, a tie 0.5) pick the winner.
 // Agents: contestants (default 3, at most 4) + one judge per pair (3, at most 6); at most 3 at a time.
 
+/** @type {{ name: string, brief: string, tier: WorkflowModelHint }[]} */
 const STANCES = [
   {
     name: 'conservative',
@@ -1716,6 +1913,7 @@ const STANCES = [
 const DEFAULT_CONTESTANTS = 3;
 const CONCURRENCY = 3;
 
+/** @type {JsonSchemaObject} */
 const JUDGEMENT_SCHEMA = {
   type: 'object',
   properties: {
@@ -1728,6 +1926,15 @@ const JUDGEMENT_SCHEMA = {
 
 const READ_ONLY = ['Read-only: do not modify files or any other state.'];
 
+/**
+ * @typedef {{ request: string, contestants?: number, criteria?: string[] }} Args
+ * @typedef {{ winner: 'A' | 'B' | 'tie', reason: string }} Judgement
+ */
+
+/**
+ * @param {WorkflowApi<Args>} wf
+ * @param {Args} args
+ */
 async function run(wf, args) {
   const request = args.request;
   const count = clampInt(args.contestants, 2, STANCES.length, DEFAULT_CONTESTANTS);
@@ -1782,40 +1989,42 @@ async function run(wf, args) {
         // Alternate which contestant is shown first, so position bias does not favour one stance.
         const [a, b] = k % 2 === 0 ? pair : [pair[1], pair[0]];
         const name = \`judge-\${a.stance}-vs-\${b.stance}\`;
-        const task = await wf.runAgent({
-          name,
-          prompt: lines(
-            'Judge which answer serves the request better. Say A, B or tie, with a reason.',
-            criteria.length > 0
-              ? \`Judge on: \${criteria.join('; ')}\`
-              : 'Judge on correctness first, then usefulness, then clarity.',
-            '',
-            \`Request: \${request}\`,
-            '',
-            'Answer A:',
-            a.text,
-            '',
-            'Answer B:',
-            b.text,
-          ),
-          readOnly: true,
-          modelHint: 'balanced',
-          outputSchema: JUDGEMENT_SCHEMA,
-          constraints: READ_ONLY,
-          evidenceRefs: [\`task_id:\${a.taskId}\`, \`task_id:\${b.taskId}\`],
-        });
+        const task = /** @type {TaskResult<Judgement> | null} */ (
+          await wf.runAgent({
+            name,
+            prompt: lines(
+              'Judge which answer serves the request better. Say A, B or tie, with a reason.',
+              criteria.length > 0
+                ? \`Judge on: \${criteria.join('; ')}\`
+                : 'Judge on correctness first, then usefulness, then clarity.',
+              '',
+              \`Request: \${request}\`,
+              '',
+              'Answer A:',
+              a.text,
+              '',
+              'Answer B:',
+              b.text,
+            ),
+            readOnly: true,
+            modelHint: 'balanced',
+            outputSchema: JUDGEMENT_SCHEMA,
+            constraints: READ_ONLY,
+            evidenceRefs: [\`task_id:\${a.taskId}\`, \`task_id:\${b.taskId}\`],
+          })
+        );
         if (task === null) {
           failures.push(failureOf(wf, name));
           return { a: a.stance, b: b.stance, status: 'unjudged', winner: null, reason: '' };
         }
-        const s = task.structured || {};
-        const verdict = s.winner === 'A' ? a.stance : s.winner === 'B' ? b.stance : 'tie';
+        const s = task.structured;
+        const verdict = s?.winner === 'A' ? a.stance : s?.winner === 'B' ? b.stance : 'tie';
         return {
           a: a.stance,
           b: b.stance,
           status: 'judged',
           winner: verdict,
-          reason: typeof s.reason === 'string' ? s.reason : String(task.finalText || ''),
+          reason: typeof s?.reason === 'string' ? s.reason : String(task.finalText || ''),
           taskId: task.taskId,
         };
       }),
@@ -1891,12 +2100,23 @@ function rank(entries, matches) {
     }));
 }
 
+/**
+ * An integer arg clamped to [min, max], or the fallback when it is not an integer.
+ * @param {unknown} value
+ * @param {number} min
+ * @param {number} max
+ * @param {number} fallback
+ */
 function clampInt(value, min, max, fallback) {
   if (typeof value !== 'number' || !Number.isInteger(value)) return fallback;
   return Math.min(max, Math.max(min, value));
 }
 
-/** Why the child just failed (wf.lastFailure keeps failure reasons visible). */
+/**
+ * Why the child just failed (wf.lastFailure keeps failure reasons visible).
+ * @param {WorkflowApi<unknown>} wf
+ * @param {string} name
+ */
 function failureOf(wf, name) {
   const last = wf.lastFailure();
   return {
@@ -1906,7 +2126,10 @@ function failureOf(wf, name) {
   };
 }
 
-/** Joins prompt lines, leaving out the ones given as null. */
+/**
+ * Joins prompt lines, leaving out the ones given as null.
+ * @param {(string | null)[]} parts
+ */
 function lines(...parts) {
   return parts.filter((part) => part !== null).join('\\n');
 }

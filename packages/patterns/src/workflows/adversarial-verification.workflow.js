@@ -5,6 +5,7 @@
 const VERDICTS = ['holds', 'partly-holds', 'falsified', 'inconclusive'];
 const SEVERITIES = ['critical', 'major', 'minor'];
 
+/** @type {JsonSchemaObject} */
 const VERIFICATION_SCHEMA = {
   type: 'object',
   properties: {
@@ -30,6 +31,16 @@ const VERIFICATION_SCHEMA = {
 
 const READ_ONLY = ['Read-only: do not modify files or any other state.'];
 
+/**
+ * @typedef {{ request: string, criteria?: string[] }} Args
+ * @typedef {{ claim: string, problem: string, severity: string }} Objection
+ * @typedef {{ verdict: string, objections: Objection[], caveats: string[] }} Verification
+ */
+
+/**
+ * @param {WorkflowApi<Args>} wf
+ * @param {Args} args
+ */
 async function run(wf, args) {
   const request = args.request;
   const criteria = Array.isArray(args.criteria) ? args.criteria : [];
@@ -58,27 +69,29 @@ async function run(wf, args) {
 
   const verification = await wf.phase('verify', async () => {
     if (candidate === null) return null;
-    const task = await wf.runAgent({
-      name: 'falsifier',
-      prompt: lines(
-        'You are an adversarial verifier. Try to falsify the candidate answer below.',
-        'Check every claim against evidence you can read; look for counter-examples, missing cases,',
-        'wrong assumptions and unsupported steps. Report each objection with its severity,',
-        'the caveats a reader must know, and a verdict: holds, partly-holds, falsified or inconclusive.',
-        'Do not rewrite the answer; only judge it.',
-        '',
-        `Request: ${request}`,
-        criteria.length > 0 ? `Criteria: ${criteria.join('; ')}` : null,
-        '',
-        'Candidate answer:',
-        candidate.text,
-      ),
-      readOnly: true,
-      modelHint: 'deep',
-      outputSchema: VERIFICATION_SCHEMA,
-      constraints: READ_ONLY,
-      evidenceRefs: [`task_id:${candidate.taskId}`],
-    });
+    const task = /** @type {TaskResult<Verification> | null} */ (
+      await wf.runAgent({
+        name: 'falsifier',
+        prompt: lines(
+          'You are an adversarial verifier. Try to falsify the candidate answer below.',
+          'Check every claim against evidence you can read; look for counter-examples, missing cases,',
+          'wrong assumptions and unsupported steps. Report each objection with its severity,',
+          'the caveats a reader must know, and a verdict: holds, partly-holds, falsified or inconclusive.',
+          'Do not rewrite the answer; only judge it.',
+          '',
+          `Request: ${request}`,
+          criteria.length > 0 ? `Criteria: ${criteria.join('; ')}` : null,
+          '',
+          'Candidate answer:',
+          candidate.text,
+        ),
+        readOnly: true,
+        modelHint: 'deep',
+        outputSchema: VERIFICATION_SCHEMA,
+        constraints: READ_ONLY,
+        evidenceRefs: [`task_id:${candidate.taskId}`],
+      })
+    );
     if (task === null) {
       failures.push(failureOf(wf, 'falsifier'));
       return null;
@@ -132,7 +145,10 @@ async function run(wf, args) {
   };
 }
 
-/** The verifier's judgement, from structured output or, failing that, its text as one caveat. */
+/**
+ * The verifier's judgement, from structured output or, failing that, its text as one caveat.
+ * @param {TaskResult<Verification>} task
+ */
 function readVerification(task) {
   const s = task.structured;
   if (s && VERDICTS.includes(s.verdict)) {
@@ -153,7 +169,11 @@ function readVerification(task) {
   };
 }
 
-/** Why the child just failed (wf.lastFailure keeps failure reasons visible). */
+/**
+ * Why the child just failed (wf.lastFailure keeps failure reasons visible).
+ * @param {WorkflowApi<unknown>} wf
+ * @param {string} name
+ */
 function failureOf(wf, name) {
   const last = wf.lastFailure();
   return {
@@ -163,7 +183,10 @@ function failureOf(wf, name) {
   };
 }
 
-/** Joins prompt lines, leaving out the ones given as null. */
+/**
+ * Joins prompt lines, leaving out the ones given as null.
+ * @param {(string | null)[]} parts
+ */
 function lines(...parts) {
   return parts.filter((part) => part !== null).join('\n');
 }

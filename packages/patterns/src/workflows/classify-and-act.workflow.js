@@ -6,6 +6,7 @@ const LABELS = ['research', 'verification', 'migration', 'triage', 'creative'];
 const DEFAULT_LABEL = 'research';
 
 // The routed worker's brief and tier per label. A migration is planned here, never performed.
+/** @type {Record<string, { tier: WorkflowModelHint, brief: string }>} */
 const PLAYBOOKS = {
   research: {
     tier: 'balanced',
@@ -34,6 +35,7 @@ const PLAYBOOKS = {
   },
 };
 
+/** @type {JsonSchemaObject} */
 const CLASSIFICATION_SCHEMA = {
   type: 'object',
   properties: {
@@ -47,30 +49,41 @@ const CLASSIFICATION_SCHEMA = {
 
 const READ_ONLY = ['Read-only: do not modify files, run mutating commands or change any state.'];
 
+/**
+ * @typedef {{ request: string, context?: string }} Args
+ * @typedef {{ label: string, confidence: number, rationale: string }} Classification
+ */
+
+/**
+ * @param {WorkflowApi<Args>} wf
+ * @param {Args} args
+ */
 async function run(wf, args) {
   const request = args.request;
   const context = typeof args.context === 'string' ? args.context : '';
   const failures = [];
 
   const classification = await wf.phase('classify', async () => {
-    const task = await wf.runAgent({
-      name: 'classifier',
-      prompt: lines(
-        `Classify the request below into exactly one of these labels: ${LABELS.join(', ')}.`,
-        'research: find out and explain; verification: check whether something is true or correct;',
-        'migration: move code or data from one shape to another; triage: diagnose a problem and rank causes;',
-        'creative: produce new options or designs.',
-        'Return the label, your confidence from 0 to 1, and a one-sentence rationale.',
-        '',
-        `Request: ${request}`,
-        context ? `Context: ${context}` : null,
-      ),
-      readOnly: true,
-      modelHint: 'fast',
-      outputSchema: CLASSIFICATION_SCHEMA,
-      constraints: READ_ONLY,
-      terseResult: true,
-    });
+    const task = /** @type {TaskResult<Classification> | null} */ (
+      await wf.runAgent({
+        name: 'classifier',
+        prompt: lines(
+          `Classify the request below into exactly one of these labels: ${LABELS.join(', ')}.`,
+          'research: find out and explain; verification: check whether something is true or correct;',
+          'migration: move code or data from one shape to another; triage: diagnose a problem and rank causes;',
+          'creative: produce new options or designs.',
+          'Return the label, your confidence from 0 to 1, and a one-sentence rationale.',
+          '',
+          `Request: ${request}`,
+          context ? `Context: ${context}` : null,
+        ),
+        readOnly: true,
+        modelHint: 'fast',
+        outputSchema: CLASSIFICATION_SCHEMA,
+        constraints: READ_ONLY,
+        terseResult: true,
+      })
+    );
     if (task === null) {
       failures.push(failureOf(wf, 'classifier'));
       return {
@@ -147,7 +160,10 @@ async function run(wf, args) {
   };
 }
 
-/** The classifier's label, from structured output or, failing that, a label named in its text. */
+/**
+ * The classifier's label, from structured output or, failing that, a label named in its text.
+ * @param {TaskResult<Classification>} task
+ */
 function readClassification(task) {
   const s = task.structured;
   if (s && LABELS.includes(s.label)) {
@@ -170,7 +186,11 @@ function readClassification(task) {
   };
 }
 
-/** Why the child just failed (wf.lastFailure keeps failure reasons visible). */
+/**
+ * Why the child just failed (wf.lastFailure keeps failure reasons visible).
+ * @param {WorkflowApi<unknown>} wf
+ * @param {string} name
+ */
 function failureOf(wf, name) {
   const last = wf.lastFailure();
   return {
@@ -180,7 +200,10 @@ function failureOf(wf, name) {
   };
 }
 
-/** Joins prompt lines, leaving out the ones given as null. */
+/**
+ * Joins prompt lines, leaving out the ones given as null.
+ * @param {(string | null)[]} parts
+ */
 function lines(...parts) {
   return parts.filter((part) => part !== null).join('\n');
 }

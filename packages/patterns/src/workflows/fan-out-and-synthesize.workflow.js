@@ -8,6 +8,7 @@ const MAX_ANGLES = 5;
 const CONCURRENCY = 4;
 
 // What each default angle looks at; other angle names are taken as their own brief.
+/** @type {Record<string, string>} */
 const BRIEFS = {
   scope:
     'Map the scope: what the request touches, what it does not, and the boundaries and assumptions that matter.',
@@ -18,6 +19,14 @@ const BRIEFS = {
     'Recommend a course of action: the option you would take, the alternatives you rejected and why.',
 };
 
+/**
+ * @typedef {{ request: string, angles?: string[], deepAngles?: string[] }} Args
+ */
+
+/**
+ * @param {WorkflowApi<Args>} wf
+ * @param {Args} args
+ */
 async function run(wf, args) {
   const request = args.request;
   const requested =
@@ -94,6 +103,7 @@ async function run(wf, args) {
   return { summary, angles: results, degraded: failures.length > 0, failures };
 }
 
+/** @param {unknown[]} values */
 function unique(values) {
   const out = [];
   for (const v of values) {
@@ -103,6 +113,7 @@ function unique(values) {
   return out;
 }
 
+/** @param {string} text */
 function slug(text) {
   return (
     text
@@ -113,7 +124,11 @@ function slug(text) {
   );
 }
 
-/** Why the child just failed (wf.lastFailure keeps failure reasons visible). */
+/**
+ * Why the child just failed (wf.lastFailure keeps failure reasons visible).
+ * @param {WorkflowApi<unknown>} wf
+ * @param {string} name
+ */
 function failureOf(wf, name) {
   const last = wf.lastFailure();
   return {
@@ -123,7 +138,10 @@ function failureOf(wf, name) {
   };
 }
 
-/** Joins prompt lines, leaving out the ones given as null. */
+/**
+ * Joins prompt lines, leaving out the ones given as null.
+ * @param {(string | null)[]} parts
+ */
 function lines(...parts) {
   return parts.filter((part) => part !== null).join('\n');
 }

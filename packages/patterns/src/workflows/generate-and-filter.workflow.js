@@ -14,6 +14,7 @@ const DEFAULT_IDEAS = 3;
 const DEFAULT_KEEP = 3;
 const CONCURRENCY = 4;
 
+/** @type {JsonSchemaObject} */
 const IDEAS_SCHEMA = {
   type: 'object',
   properties: {
@@ -31,6 +32,7 @@ const IDEAS_SCHEMA = {
   additionalProperties: false,
 };
 
+/** @type {JsonSchemaObject} */
 const RANKING_SCHEMA = {
   type: 'object',
   properties: {
@@ -63,6 +65,17 @@ const RANKING_SCHEMA = {
 
 const READ_ONLY = ['Read-only: do not modify files or any other state.'];
 
+/**
+ * @typedef {{ request: string, generators?: number, ideasPerGenerator?: number, keep?: number, criteria?: string[] }} Args
+ * @typedef {{ ideas: { title: string, description: string }[] }} Ideas
+ * @typedef {{ id: string, title: string, description: string, generator: string, taskId: string }} Idea
+ * @typedef {{ ranked: { id: string, score: number, reason: string }[], duplicates: { id: string, duplicateOf: string }[] }} Ranking
+ */
+
+/**
+ * @param {WorkflowApi<Args>} wf
+ * @param {Args} args
+ */
 async function run(wf, args) {
   const request = args.request;
   const generators = clampInt(args.generators, 1, LENSES.length, DEFAULT_GENERATORS);
@@ -75,20 +88,22 @@ async function run(wf, args) {
     const lenses = LENSES.slice(0, generators);
     const batches = await wf.parallel(
       lenses.map((lens) => async () => {
-        const task = await wf.runAgent({
-          name: `generator-${lens.name}`,
-          prompt: lines(
-            `Propose ${perGenerator} distinct ideas for the request below, focusing on ${lens.brief}.`,
-            'Give each idea a short title and a description of how it would work and what it costs.',
-            '',
-            `Request: ${request}`,
-            criteria.length > 0 ? `Ideas are judged on: ${criteria.join('; ')}` : null,
-          ),
-          readOnly: true,
-          modelHint: 'balanced',
-          outputSchema: IDEAS_SCHEMA,
-          constraints: READ_ONLY,
-        });
+        const task = /** @type {TaskResult<Ideas> | null} */ (
+          await wf.runAgent({
+            name: `generator-${lens.name}`,
+            prompt: lines(
+              `Propose ${perGenerator} distinct ideas for the request below, focusing on ${lens.brief}.`,
+              'Give each idea a short title and a description of how it would work and what it costs.',
+              '',
+              `Request: ${request}`,
+              criteria.length > 0 ? `Ideas are judged on: ${criteria.join('; ')}` : null,
+            ),
+            readOnly: true,
+            modelHint: 'balanced',
+            outputSchema: IDEAS_SCHEMA,
+            constraints: READ_ONLY,
+          })
+        );
         if (task === null) {
           failures.push(failureOf(wf, `generator-${lens.name}`));
           return [];
@@ -103,23 +118,27 @@ async function run(wf, args) {
 
   const filtered = await wf.phase('filter', async () => {
     if (ideas.length === 0) return { ranked: [], duplicatesRemoved: 0, byFilter: false };
-    const task = await wf.runAgent({
-      name: 'filter',
-      prompt: lines(
-        'You are the filter. Below are ideas from several generators, each with an id.',
-        'Mark every idea that repeats another as a duplicate of the better-worded one,',
-        'then score each remaining idea from 0 to 10 against the request and criteria, with a one-line reason.',
-        '',
-        `Request: ${request}`,
-        criteria.length > 0 ? `Criteria: ${criteria.join('; ')}` : null,
-        '',
-        ...ideas.map((idea) => `${idea.id} [${idea.generator}] ${idea.title}: ${idea.description}`),
-      ),
-      readOnly: true,
-      modelHint: 'deep',
-      outputSchema: RANKING_SCHEMA,
-      constraints: READ_ONLY,
-    });
+    const task = /** @type {TaskResult<Ranking> | null} */ (
+      await wf.runAgent({
+        name: 'filter',
+        prompt: lines(
+          'You are the filter. Below are ideas from several generators, each with an id.',
+          'Mark every idea that repeats another as a duplicate of the better-worded one,',
+          'then score each remaining idea from 0 to 10 against the request and criteria, with a one-line reason.',
+          '',
+          `Request: ${request}`,
+          criteria.length > 0 ? `Criteria: ${criteria.join('; ')}` : null,
+          '',
+          ...ideas.map(
+            (idea) => `${idea.id} [${idea.generator}] ${idea.title}: ${idea.description}`,
+          ),
+        ),
+        readOnly: true,
+        modelHint: 'deep',
+        outputSchema: RANKING_SCHEMA,
+        constraints: READ_ONLY,
+      })
+    );
     if (task === null) {
       failures.push(failureOf(wf, 'filter'));
       return localFilter(ideas);
@@ -162,6 +181,10 @@ async function run(wf, args) {
   };
 }
 
+/**
+ * @param {TaskResult<Ideas>} task
+ * @param {string} generator
+ */
 function readIdeas(task, generator) {
   const s = task.structured;
   const list = s && Array.isArray(s.ideas) ? s.ideas : [];
@@ -224,12 +247,23 @@ function localFilter(ideas) {
   return { ranked, duplicatesRemoved: ideas.length - ranked.length, byFilter: false };
 }
 
+/**
+ * An integer arg clamped to [min, max], or the fallback when it is not an integer.
+ * @param {unknown} value
+ * @param {number} min
+ * @param {number} max
+ * @param {number} fallback
+ */
 function clampInt(value, min, max, fallback) {
   if (typeof value !== 'number' || !Number.isInteger(value)) return fallback;
   return Math.min(max, Math.max(min, value));
 }
 
-/** Why the child just failed (wf.lastFailure keeps failure reasons visible). */
+/**
+ * Why the child just failed (wf.lastFailure keeps failure reasons visible).
+ * @param {WorkflowApi<unknown>} wf
+ * @param {string} name
+ */
 function failureOf(wf, name) {
   const last = wf.lastFailure();
   return {
@@ -239,7 +273,10 @@ function failureOf(wf, name) {
   };
 }
 
-/** Joins prompt lines, leaving out the ones given as null. */
+/**
+ * Joins prompt lines, leaving out the ones given as null.
+ * @param {(string | null)[]} parts
+ */
 function lines(...parts) {
   return parts.filter((part) => part !== null).join('\n');
 }

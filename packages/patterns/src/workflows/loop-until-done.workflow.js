@@ -5,6 +5,7 @@
 const DEFAULT_ROUNDS = 4;
 const MAX_ROUNDS = 5;
 
+/** @type {JsonSchemaObject} */
 const ROUND_SCHEMA = {
   type: 'object',
   properties: {
@@ -22,6 +23,16 @@ const ROUND_SCHEMA = {
   additionalProperties: false,
 };
 
+/**
+ * @typedef {{ request: string, maxRounds?: number }} Args
+ * @typedef {{ findings: { title: string, detail: string }[] }} Round
+ * @typedef {{ title: string, detail: string, round: number, taskId: string }} Finding
+ */
+
+/**
+ * @param {WorkflowApi<Args>} wf
+ * @param {Args} args
+ */
 async function run(wf, args) {
   const request = args.request;
   const maxRounds = clampInt(args.maxRounds, 1, MAX_ROUNDS, DEFAULT_ROUNDS);
@@ -34,23 +45,25 @@ async function run(wf, args) {
     // Bounded by the round cap; each round either adds findings or ends the loop.
     for (let round = 1; round <= maxRounds; round += 1) {
       const known = findings.map((f) => `- ${f.title}`);
-      const task = await wf.runAgent({
-        name: `round-${round}`,
-        prompt: lines(
-          `Round ${round} of at most ${maxRounds} on the request below.`,
-          known.length > 0
-            ? 'Earlier rounds already found the items listed; report only findings that are new.'
-            : 'Report every finding you can support with evidence (file paths, documents).',
-          'If you find nothing new, return an empty list: that ends the investigation.',
-          '',
-          `Request: ${request}`,
-          ...(known.length > 0 ? ['', 'Already found:', ...known] : []),
-        ),
-        readOnly: true,
-        modelHint: 'balanced',
-        outputSchema: ROUND_SCHEMA,
-        constraints: ['Read-only: do not modify files or any other state.'],
-      });
+      const task = /** @type {TaskResult<Round> | null} */ (
+        await wf.runAgent({
+          name: `round-${round}`,
+          prompt: lines(
+            `Round ${round} of at most ${maxRounds} on the request below.`,
+            known.length > 0
+              ? 'Earlier rounds already found the items listed; report only findings that are new.'
+              : 'Report every finding you can support with evidence (file paths, documents).',
+            'If you find nothing new, return an empty list: that ends the investigation.',
+            '',
+            `Request: ${request}`,
+            ...(known.length > 0 ? ['', 'Already found:', ...known] : []),
+          ),
+          readOnly: true,
+          modelHint: 'balanced',
+          outputSchema: ROUND_SCHEMA,
+          constraints: ['Read-only: do not modify files or any other state.'],
+        })
+      );
       if (task === null) {
         const failure = failureOf(wf, `round-${round}`);
         failures.push(failure);
@@ -105,7 +118,13 @@ async function run(wf, args) {
   };
 }
 
-/** Findings of this round whose normalized title was not seen before (also within the round). */
+/**
+ * Findings of this round whose normalized title was not seen before (also within the round).
+ * @param {Finding[]} known
+ * @param {TaskResult<Round>} task
+ * @param {number} round
+ * @returns {Finding[]}
+ */
 function newFindings(known, task, round) {
   const seen = new Set(known.map((f) => normalize(f.title)));
   const s = task.structured;
@@ -126,6 +145,7 @@ function newFindings(known, task, round) {
   return fresh;
 }
 
+/** @param {string} text */
 function normalize(text) {
   return text
     .toLowerCase()
@@ -133,12 +153,23 @@ function normalize(text) {
     .trim();
 }
 
+/**
+ * An integer arg clamped to [min, max], or the fallback when it is not an integer.
+ * @param {unknown} value
+ * @param {number} min
+ * @param {number} max
+ * @param {number} fallback
+ */
 function clampInt(value, min, max, fallback) {
   if (typeof value !== 'number' || !Number.isInteger(value)) return fallback;
   return Math.min(max, Math.max(min, value));
 }
 
-/** Why the child just failed (wf.lastFailure keeps failure reasons visible). */
+/**
+ * Why the child just failed (wf.lastFailure keeps failure reasons visible).
+ * @param {WorkflowApi<unknown>} wf
+ * @param {string} name
+ */
 function failureOf(wf, name) {
   const last = wf.lastFailure();
   return {
@@ -148,7 +179,10 @@ function failureOf(wf, name) {
   };
 }
 
-/** Joins prompt lines, leaving out the ones given as null. */
+/**
+ * Joins prompt lines, leaving out the ones given as null.
+ * @param {(string | null)[]} parts
+ */
 function lines(...parts) {
   return parts.filter((part) => part !== null).join('\n');
 }

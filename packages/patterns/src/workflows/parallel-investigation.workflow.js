@@ -10,6 +10,7 @@ const DEFAULT_TARGETS = [
 const MAX_AGENTS = 8;
 const MAX_CONCURRENCY = 4;
 
+/** @type {JsonSchemaObject} */
 const FINDING_SCHEMA = {
   type: 'object',
   properties: {
@@ -24,6 +25,15 @@ const FINDING_SCHEMA = {
 const DEFAULT_RUBRIC =
   'Answer the question from the findings. Lead with the answer, support it with the evidence the investigators cited, note where they disagree, and list open questions and the angles that failed.';
 
+/**
+ * @typedef {{ question: string, targets?: string[], rubric?: string, maxAgents?: number, maxConcurrency?: number }} Args
+ * @typedef {{ finding: string, evidence: string[], confidence: string }} Finding
+ */
+
+/**
+ * @param {WorkflowApi<Args>} wf
+ * @param {Args} args
+ */
 async function run(wf, args) {
   const question = args.question;
   const targets =
@@ -38,22 +48,24 @@ async function run(wf, args) {
     const settled = await wf.parallel(
       angles.map((angle, i) => async () => {
         const name = `investigator-${i + 1}`;
-        const task = await wf.runAgent({
-          name,
-          prompt: lines(
-            'Investigate the question below from one angle only; other investigators cover the rest.',
-            `Your angle: ${angle}`,
-            'Read what you need, then report your finding, the evidence for it (file paths with line',
-            'numbers, commands and their output, documents) and how confident you are.',
-            '',
-            `Question: ${question}`,
-          ),
-          readOnly: true,
-          modelHint: 'balanced',
-          outputSchema: FINDING_SCHEMA,
-          scopeSummary: angle,
-          constraints: ['Read-only: do not modify files or any other state.'],
-        });
+        const task = /** @type {TaskResult<Finding> | null} */ (
+          await wf.runAgent({
+            name,
+            prompt: lines(
+              'Investigate the question below from one angle only; other investigators cover the rest.',
+              `Your angle: ${angle}`,
+              'Read what you need, then report your finding, the evidence for it (file paths with line',
+              'numbers, commands and their output, documents) and how confident you are.',
+              '',
+              `Question: ${question}`,
+            ),
+            readOnly: true,
+            modelHint: 'balanced',
+            outputSchema: FINDING_SCHEMA,
+            scopeSummary: angle,
+            constraints: ['Read-only: do not modify files or any other state.'],
+          })
+        );
         if (task === null) {
           const failure = failureOf(wf, name);
           failures.push(failure);
@@ -85,7 +97,7 @@ async function run(wf, args) {
     status: 'skipped',
     text: `not investigated: over the cap of ${agentCap} agents`,
   }));
-  const findings = investigated.concat(skipped);
+  const findings = [...investigated, ...skipped];
   const completed = investigated.filter((f) => f.status === 'completed');
 
   const synthesis = await wf.phase('synthesize', async () => {
@@ -120,12 +132,23 @@ async function run(wf, args) {
   return { synthesis, findings, degraded: failures.length > 0, failures };
 }
 
+/**
+ * An integer arg clamped to [min, max], or the fallback when it is not an integer.
+ * @param {unknown} value
+ * @param {number} min
+ * @param {number} max
+ * @param {number} fallback
+ */
 function clampInt(value, min, max, fallback) {
   if (typeof value !== 'number' || !Number.isInteger(value)) return fallback;
   return Math.min(max, Math.max(min, value));
 }
 
-/** Why the child just failed (wf.lastFailure keeps failure reasons visible). */
+/**
+ * Why the child just failed (wf.lastFailure keeps failure reasons visible).
+ * @param {WorkflowApi<unknown>} wf
+ * @param {string} name
+ */
 function failureOf(wf, name) {
   const last = wf.lastFailure();
   return {
@@ -135,7 +158,10 @@ function failureOf(wf, name) {
   };
 }
 
-/** Joins prompt lines, leaving out the ones given as null. */
+/**
+ * Joins prompt lines, leaving out the ones given as null.
+ * @param {(string | null)[]} parts
+ */
 function lines(...parts) {
   return parts.filter((part) => part !== null).join('\n');
 }

@@ -23,6 +23,7 @@ const MAX_VERIFIERS = 3;
 const MAX_REVIEWERS = MAX_AGENTS - MAX_VERIFIERS - 1;
 const MAX_VERIFIER_DIFF_CHARS = 120000;
 
+/** @type {JsonSchemaObject} */
 const REVIEW_SCHEMA = {
   type: 'object',
   properties: {
@@ -49,6 +50,7 @@ const REVIEW_SCHEMA = {
   additionalProperties: false,
 };
 
+/** @type {JsonSchemaObject} */
 const DISPOSITION_SCHEMA = {
   type: 'object',
   properties: {
@@ -74,6 +76,18 @@ const DISPOSITION_SCHEMA = {
 const SEVERITY_GUIDE =
   'Severity: critical = exploitable, data loss or outage; high = wrong behaviour in normal use; medium = wrong in edge cases or a maintenance trap; low = minor; info = a note, nothing to fix.';
 
+/**
+ * @typedef {{ id: string, diff: string, files: { path: string, oldPath?: string, change?: string }[], rangeId?: string, partition?: string, risk?: string, riskReasons?: string[], chunk?: { index: number, count: number } }} PacketInput
+ * @typedef {{ packets?: PacketInput[], packetFiles?: string[], request?: string, requirements?: string[], testEvidence?: string, maxReviewers?: number }} Args
+ * @typedef {{ file: string, line: number, severity: string, category: string, title: string, detail: string, suggestion: string }} ReportedFinding
+ * @typedef {{ findings: ReportedFinding[], summary: string }} Review
+ * @typedef {{ dispositions: { id: string, disposition: string, reason: string, severity?: string }[] }} Dispositions
+ */
+
+/**
+ * @param {WorkflowApi<Args>} wf
+ * @param {Args} args
+ */
 async function run(wf, args) {
   const packets = await loadPackets(wf, args);
   const context = reviewContext(args);
@@ -241,7 +255,11 @@ async function run(wf, args) {
   };
 }
 
-/** Packets from args.packets and/or args.packetFiles (JSON files written by writeReviewPackets). */
+/**
+ * Packets from args.packets and/or args.packetFiles (JSON files written by writeReviewPackets).
+ * @param {WorkflowApi<Args>} wf
+ * @param {Args} args
+ */
 async function loadPackets(wf, args) {
   const raw = (Array.isArray(args.packets) ? args.packets : []).map((value, i) => ({
     value,
@@ -335,45 +353,48 @@ function reviewerName(a) {
   return `review-${a.role}-${a.packet.id}`;
 }
 
+/** @param {WorkflowApi<Args>} wf */
 async function review(wf, assignment, context, failures) {
   const p = assignment.packet;
   const name = reviewerName(assignment);
   const paths = p.files.map((f) => f.path);
-  const task = await wf.runAgent({
-    name,
-    prompt: [
-      `You are the ${assignment.role === 'deep' ? 'second, in-depth' : 'primary'} reviewer of one packet of a change.`,
-      `Packet ${p.id}: ${p.partition}${p.chunk ? ` (part ${p.chunk.index} of ${p.chunk.count} of one file)` : ''}, risk ${p.risk}${p.riskReasons.length > 0 ? ` (${p.riskReasons.join('; ')})` : ''}.`,
-      `Files: ${p.files.map((f) => (f.oldPath ? `${f.oldPath} -> ${f.path}` : f.path) + ` (${f.change})`).join(', ')}`,
-      '',
-      'Read contract: report findings only on what this diff adds, removes or changes. You may read the',
-      'files it touches and what they use, for context only. Cite the file path exactly as listed above and',
-      'the line number in the new file (0 for the file as a whole). Return an empty list when you find nothing.',
-      SEVERITY_GUIDE,
-      '',
-      `What the change is for: ${context.request}`,
-      context.requirements.length > 0
-        ? `Requirements it must meet:\n${context.requirements.map((r) => `- ${r}`).join('\n')}`
-        : null,
-      context.testEvidence
-        ? `Test evidence supplied with the change:\n${context.testEvidence}`
-        : null,
-      '',
-      'Diff:',
-      p.diff,
-    ]
-      .filter((line) => line !== null)
-      .join('\n'),
-    readOnly: true,
-    modelHint: assignment.tier,
-    outputSchema: REVIEW_SCHEMA,
-    scopeSummary: `${p.partition}: ${paths.slice(0, 10).join(', ')}${paths.length > 10 ? ', ...' : ''}`,
-    constraints: [
-      'Read-only: do not modify files or any other state.',
-      'Report only findings on this packet.',
-    ],
-    evidenceRefs: [`diff:${p.id}`].concat(paths.slice(0, 20).map((path) => `file:${path}`)),
-  });
+  const task = /** @type {TaskResult<Review> | null} */ (
+    await wf.runAgent({
+      name,
+      prompt: [
+        `You are the ${assignment.role === 'deep' ? 'second, in-depth' : 'primary'} reviewer of one packet of a change.`,
+        `Packet ${p.id}: ${p.partition}${p.chunk ? ` (part ${p.chunk.index} of ${p.chunk.count} of one file)` : ''}, risk ${p.risk}${p.riskReasons.length > 0 ? ` (${p.riskReasons.join('; ')})` : ''}.`,
+        `Files: ${p.files.map((f) => (f.oldPath ? `${f.oldPath} -> ${f.path}` : f.path) + ` (${f.change})`).join(', ')}`,
+        '',
+        'Read contract: report findings only on what this diff adds, removes or changes. You may read the',
+        'files it touches and what they use, for context only. Cite the file path exactly as listed above and',
+        'the line number in the new file (0 for the file as a whole). Return an empty list when you find nothing.',
+        SEVERITY_GUIDE,
+        '',
+        `What the change is for: ${context.request}`,
+        context.requirements.length > 0
+          ? `Requirements it must meet:\n${context.requirements.map((r) => `- ${r}`).join('\n')}`
+          : null,
+        context.testEvidence
+          ? `Test evidence supplied with the change:\n${context.testEvidence}`
+          : null,
+        '',
+        'Diff:',
+        p.diff,
+      ]
+        .filter((line) => line !== null)
+        .join('\n'),
+      readOnly: true,
+      modelHint: assignment.tier,
+      outputSchema: REVIEW_SCHEMA,
+      scopeSummary: `${p.partition}: ${paths.slice(0, 10).join(', ')}${paths.length > 10 ? ', ...' : ''}`,
+      constraints: [
+        'Read-only: do not modify files or any other state.',
+        'Report only findings on this packet.',
+      ],
+      evidenceRefs: [`diff:${p.id}`, ...paths.slice(0, 20).map((path) => `file:${path}`)],
+    })
+  );
   if (task === null) {
     const failure = failureOf(wf, name);
     failures.push(failure);
@@ -441,6 +462,7 @@ function mergeFindings(reviews) {
   return sortFindings([...byId.values()]);
 }
 
+/** @param {WorkflowApi<Args>} wf */
 async function verify(wf, batch, number, packets, context, failures) {
   const name = `verifier-${number}`;
   const involved = packets.filter((p) => batch.some((f) => f.packetIds.includes(p.id)));
@@ -453,34 +475,36 @@ async function verify(wf, batch, number, packets, context, failures) {
     diffs.push(`Packet ${p.id} (${p.partition}):\n${text}`);
     if (budget <= 0) break;
   }
-  const task = await wf.runAgent({
-    name,
-    prompt: [
-      'You verify code-review findings. Give EVERY finding below exactly one disposition:',
-      'confirmed (the problem is real as described), refuted (it is not a problem; say why),',
-      'or unresolved (the evidence cannot settle it; say what would). Check each against the diff and',
-      'the files it touches. Change a severity only when you give the reason; otherwise leave it out.',
-      SEVERITY_GUIDE,
-      '',
-      `What the change is for: ${context.request}`,
-      '',
-      'Findings:',
-      ...batch.map(
-        (f) =>
-          `${f.id} | ${f.file}:${f.line} | ${f.severity} | ${f.title}\n  ${f.detail}${f.suggestion ? `\n  suggested fix: ${f.suggestion}` : ''}`,
-      ),
-      '',
-      ...diffs,
-    ].join('\n'),
-    readOnly: true,
-    modelHint: 'deep',
-    outputSchema: DISPOSITION_SCHEMA,
-    constraints: [
-      'Read-only: do not modify files or any other state.',
-      'One disposition per finding id.',
-    ],
-    evidenceRefs: batch.map((f) => `finding:${f.id}`),
-  });
+  const task = /** @type {TaskResult<Dispositions> | null} */ (
+    await wf.runAgent({
+      name,
+      prompt: [
+        'You verify code-review findings. Give EVERY finding below exactly one disposition:',
+        'confirmed (the problem is real as described), refuted (it is not a problem; say why),',
+        'or unresolved (the evidence cannot settle it; say what would). Check each against the diff and',
+        'the files it touches. Change a severity only when you give the reason; otherwise leave it out.',
+        SEVERITY_GUIDE,
+        '',
+        `What the change is for: ${context.request}`,
+        '',
+        'Findings:',
+        ...batch.map(
+          (f) =>
+            `${f.id} | ${f.file}:${f.line} | ${f.severity} | ${f.title}\n  ${f.detail}${f.suggestion ? `\n  suggested fix: ${f.suggestion}` : ''}`,
+        ),
+        '',
+        ...diffs,
+      ].join('\n'),
+      readOnly: true,
+      modelHint: 'deep',
+      outputSchema: DISPOSITION_SCHEMA,
+      constraints: [
+        'Read-only: do not modify files or any other state.',
+        'One disposition per finding id.',
+      ],
+      evidenceRefs: batch.map((f) => `finding:${f.id}`),
+    })
+  );
   if (task === null) {
     const failure = failureOf(wf, name);
     failures.push(failure);
@@ -637,12 +661,23 @@ function unique(values) {
   return values.filter((v, i) => values.indexOf(v) === i);
 }
 
+/**
+ * An integer arg clamped to [min, max], or the fallback when it is not an integer.
+ * @param {unknown} value
+ * @param {number} min
+ * @param {number} max
+ * @param {number} fallback
+ */
 function clampInt(value, min, max, fallback) {
   if (typeof value !== 'number' || !Number.isInteger(value)) return fallback;
   return Math.min(max, Math.max(min, value));
 }
 
-/** Why the child just failed (wf.lastFailure keeps failure reasons visible). */
+/**
+ * Why the child just failed (wf.lastFailure keeps failure reasons visible).
+ * @param {WorkflowApi<unknown>} wf
+ * @param {string} name
+ */
 function failureOf(wf, name) {
   const last = wf.lastFailure();
   return {

@@ -2,6 +2,7 @@
 // judged head to head; the standings (a win is 1 point, a tie 0.5) pick the winner.
 // Agents: contestants (default 3, at most 4) + one judge per pair (3, at most 6); at most 3 at a time.
 
+/** @type {{ name: string, brief: string, tier: WorkflowModelHint }[]} */
 const STANCES = [
   {
     name: 'conservative',
@@ -27,6 +28,7 @@ const STANCES = [
 const DEFAULT_CONTESTANTS = 3;
 const CONCURRENCY = 3;
 
+/** @type {JsonSchemaObject} */
 const JUDGEMENT_SCHEMA = {
   type: 'object',
   properties: {
@@ -39,6 +41,15 @@ const JUDGEMENT_SCHEMA = {
 
 const READ_ONLY = ['Read-only: do not modify files or any other state.'];
 
+/**
+ * @typedef {{ request: string, contestants?: number, criteria?: string[] }} Args
+ * @typedef {{ winner: 'A' | 'B' | 'tie', reason: string }} Judgement
+ */
+
+/**
+ * @param {WorkflowApi<Args>} wf
+ * @param {Args} args
+ */
 async function run(wf, args) {
   const request = args.request;
   const count = clampInt(args.contestants, 2, STANCES.length, DEFAULT_CONTESTANTS);
@@ -93,40 +104,42 @@ async function run(wf, args) {
         // Alternate which contestant is shown first, so position bias does not favour one stance.
         const [a, b] = k % 2 === 0 ? pair : [pair[1], pair[0]];
         const name = `judge-${a.stance}-vs-${b.stance}`;
-        const task = await wf.runAgent({
-          name,
-          prompt: lines(
-            'Judge which answer serves the request better. Say A, B or tie, with a reason.',
-            criteria.length > 0
-              ? `Judge on: ${criteria.join('; ')}`
-              : 'Judge on correctness first, then usefulness, then clarity.',
-            '',
-            `Request: ${request}`,
-            '',
-            'Answer A:',
-            a.text,
-            '',
-            'Answer B:',
-            b.text,
-          ),
-          readOnly: true,
-          modelHint: 'balanced',
-          outputSchema: JUDGEMENT_SCHEMA,
-          constraints: READ_ONLY,
-          evidenceRefs: [`task_id:${a.taskId}`, `task_id:${b.taskId}`],
-        });
+        const task = /** @type {TaskResult<Judgement> | null} */ (
+          await wf.runAgent({
+            name,
+            prompt: lines(
+              'Judge which answer serves the request better. Say A, B or tie, with a reason.',
+              criteria.length > 0
+                ? `Judge on: ${criteria.join('; ')}`
+                : 'Judge on correctness first, then usefulness, then clarity.',
+              '',
+              `Request: ${request}`,
+              '',
+              'Answer A:',
+              a.text,
+              '',
+              'Answer B:',
+              b.text,
+            ),
+            readOnly: true,
+            modelHint: 'balanced',
+            outputSchema: JUDGEMENT_SCHEMA,
+            constraints: READ_ONLY,
+            evidenceRefs: [`task_id:${a.taskId}`, `task_id:${b.taskId}`],
+          })
+        );
         if (task === null) {
           failures.push(failureOf(wf, name));
           return { a: a.stance, b: b.stance, status: 'unjudged', winner: null, reason: '' };
         }
-        const s = task.structured || {};
-        const verdict = s.winner === 'A' ? a.stance : s.winner === 'B' ? b.stance : 'tie';
+        const s = task.structured;
+        const verdict = s?.winner === 'A' ? a.stance : s?.winner === 'B' ? b.stance : 'tie';
         return {
           a: a.stance,
           b: b.stance,
           status: 'judged',
           winner: verdict,
-          reason: typeof s.reason === 'string' ? s.reason : String(task.finalText || ''),
+          reason: typeof s?.reason === 'string' ? s.reason : String(task.finalText || ''),
           taskId: task.taskId,
         };
       }),
@@ -202,12 +215,23 @@ function rank(entries, matches) {
     }));
 }
 
+/**
+ * An integer arg clamped to [min, max], or the fallback when it is not an integer.
+ * @param {unknown} value
+ * @param {number} min
+ * @param {number} max
+ * @param {number} fallback
+ */
 function clampInt(value, min, max, fallback) {
   if (typeof value !== 'number' || !Number.isInteger(value)) return fallback;
   return Math.min(max, Math.max(min, value));
 }
 
-/** Why the child just failed (wf.lastFailure keeps failure reasons visible). */
+/**
+ * Why the child just failed (wf.lastFailure keeps failure reasons visible).
+ * @param {WorkflowApi<unknown>} wf
+ * @param {string} name
+ */
 function failureOf(wf, name) {
   const last = wf.lastFailure();
   return {
@@ -217,7 +241,10 @@ function failureOf(wf, name) {
   };
 }
 
-/** Joins prompt lines, leaving out the ones given as null. */
+/**
+ * Joins prompt lines, leaving out the ones given as null.
+ * @param {(string | null)[]} parts
+ */
 function lines(...parts) {
   return parts.filter((part) => part !== null).join('\n');
 }

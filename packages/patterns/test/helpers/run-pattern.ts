@@ -136,3 +136,13 @@ export function synthesisEvidence(run: PatternRun): unknown {
   if (!s) throw new Error('no synthesis child');
   return JSON.parse(s.prompt.slice(s.prompt.indexOf('Evidence:\n') + 'Evidence:\n'.length));
 }
+
+/**
+ * Children really overlapped, and never more than `max` at once. (The exact peak depends on
+ * timing on a loaded machine, so only the bound is exact.)
+ */
+export function expectParallel(run: PatternRun, max: number): void {
+  expect(run.stats.peakActive).toBeGreaterThan(1);
+  expect(run.stats.peakActive).toBeLessThanOrEqual(max);
+  expect(run.done.cost.peakConcurrency).toBeLessThanOrEqual(max);
+}
