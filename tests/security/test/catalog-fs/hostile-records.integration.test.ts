@@ -1,0 +1,154 @@
+// Hostile workflows against the disk run store, through the real engine and sandbox: artifact
+// names that try to traverse, collide or smuggle keys, oversized and non-JSON values, event
+// floods. Each may fail its own run; none may write outside its run directory, corrupt the
+// record, or crash the host. Plus hostile catalog files read by a real catalog.
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openCatalog, openRunStore, type RunStore } from '@wf/catalog-fs';
+import { createEngine, createSimulatedAgents } from '@wf/engine';
+import { createSandbox, type Sandbox } from '@wf/sandbox';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+
+let sandbox: Sandbox;
+let dir: string;
+let store: RunStore;
+beforeAll(async () => {
+  sandbox = await createSandbox({ poolSize: 1 });
+  dir = realpathSync(mkdtempSync(join(tmpdir(), 'wf-sec-store-')));
+  store = await openRunStore({
+    project: join(dir, 'project'),
+    maxArtifactBytes: 64 * 1024,
+    maxLineBytes: 64 * 1024,
+  });
+});
+afterAll(async () => {
+  await store.close();
+  await sandbox.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const manifest = {
+  name: 'hostile-records',
+  description: 'A workflow written to break the run store.',
+  phases: ['attack'],
+  readOnly: true,
+  maxAgents: 2,
+  maxConcurrency: 1,
+  patterns: ['fan-out-and-synthesize'],
+};
+
+async function attack(runId: string, body: string) {
+  const engine = createEngine({ agents: createSimulatedAgents(), sandbox, recorder: store });
+  const handle = await engine.start({
+    workflow: { manifest, source: `async function run(wf, args) {\n${body}\n}` },
+    trust: 'capability-generated',
+    runId,
+  });
+  const done = await handle.done;
+  await engine.close();
+  return done;
+}
+
+/** Every path under the temp dir, so a write outside the run directory shows up. */
+function everything(): string[] {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' }).sort();
+}
+
+it('artifact names cannot leave artifacts/ or collide, and bad values fail only the call', async () => {
+  const before = everything();
+  const done = await attack(
+    'run-artifacts',
+    `const names = ['../../../outside', '/etc/passwd', '..', '.', '__proto__', 'constructor', 'a\\u0000b', 'x'.repeat(200), 'same name', 'same/name', 'CON', 'a\\\\b'];
+     const out = [];
+     for (const n of names) {
+       try { const r = await wf.artifact(n, { n }); out.push(r.ref); } catch (e) { out.push('error:' + e.code); }
+     }
+     try { await wf.artifact('../../../outside', 2); out.push('rewrite'); } catch (e) { out.push('again:' + e.code); }
+     try { await wf.artifact('big', 'z'.repeat(200000)); out.push('big'); } catch (e) { out.push('big:' + e.code); }
+     return out;`,
+  );
+  expect(done.status).toBe('completed');
+  const refs = done.result as string[];
+  const runDir = join(dir, 'project', '.dsh', 'workflow-runs', 'run-artifacts');
+  const files = readdirSync(join(runDir, 'artifacts'));
+  for (const ref of refs.filter((r) => r.startsWith('artifacts/'))) {
+    expect(ref).toMatch(/^artifacts\/[A-Za-z0-9._-]+-[0-9a-f]{16}\.json$/);
+    expect(files).toContain(ref.slice('artifacts/'.length));
+  }
+  expect(new Set(refs.filter((r) => r.startsWith('artifacts/'))).size).toBe(
+    refs.filter((r) => r.startsWith('artifacts/')).length,
+  );
+  expect(refs.at(-2)).toMatch(/^again:/);
+  expect(refs.at(-1)).toMatch(/^big:/);
+  // Nothing appeared outside this run's directory.
+  const added = everything().filter((p) => !before.includes(p));
+  const parents = ['project', join('project', '.dsh'), join('project', '.dsh', 'workflow-runs')];
+  for (const p of added) {
+    expect(
+      parents.includes(p) ||
+        p.startsWith(join('project', '.dsh', 'workflow-runs', 'run-artifacts')),
+      p,
+    ).toBe(true);
+  }
+  const snap = JSON.parse(readFileSync(join(runDir, 'run.json'), 'utf8'));
+  expect(snap.status).toBe('completed');
+});
+
+it('an event flood with oversized payloads leaves a readable, bounded record', async () => {
+  const done = await attack(
+    'run-flood',
+    `for (let i = 0; i < 3000; i++) wf.log({ message: 'm' + i, data: i % 500 === 0 ? { blob: 'b'.repeat(100000) } : { i } });
+     return 'done';`,
+  );
+  expect(['completed', 'failed']).toContain(done.status);
+  const events = await store.events('run-flood');
+  expect(events.length).toBeGreaterThan(10);
+  expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
+  const file = readFileSync(
+    join(dir, 'project', '.dsh', 'workflow-runs', 'run-flood', 'events.jsonl'),
+    'utf8',
+  );
+  for (const line of file.split('\n').filter(Boolean))
+    expect(Buffer.byteLength(line)).toBeLessThanOrEqual(64 * 1024);
+  const shown = await store.show('run-flood');
+  expect(shown.ok && shown.run.snapshot?.status).toBe(done.status);
+});
+
+it('hostile catalog files are listed as invalid and never crash discovery', async () => {
+  const project = join(dir, 'catalog');
+  mkdirSync(project);
+  const files: Record<string, string> = {
+    'deep.workflow.json': `${'['.repeat(100_000)}${']'.repeat(100_000)}`,
+    'proto.workflow.json': '{"__proto__":{"polluted":true},"format":"dsh.workflow"}',
+    'nul.workflow.json': '{"format":"dsh.workflow\u0000"}',
+    'bom.workflow.json': '\uFEFF{}',
+    'utf.workflow.json': Buffer.from([0xff, 0xfe, 0x00]).toString('latin1'),
+    'number.workflow.json': '1e999999',
+  };
+  for (const [name, text] of Object.entries(files))
+    writeFileSync(join(project, name), text, 'latin1');
+  const catalog = await openCatalog({ project });
+  const { entries } = await catalog.list();
+  expect(entries.map((e) => e.name).sort()).toEqual([
+    'bom',
+    'deep',
+    'nul',
+    'number',
+    'proto',
+    'utf',
+  ]);
+  for (const e of entries) {
+    expect(e.valid).toBe(false);
+    expect(e.error).toBeTruthy();
+  }
+  expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+});
