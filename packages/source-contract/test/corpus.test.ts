@@ -2,7 +2,7 @@
 // workflows accepted with no finding at all, even under the authoring profile.
 import { describe, expect, it } from 'vitest';
 import { checkWorkflowSource } from '../src/index.js';
-import { goodFixtures, hostileFixtures } from './fixtures.js';
+import { beyondStaticFixtures, goodFixtures, hostileFixtures } from './fixtures.js';
 
 describe('hostile corpus', () => {
   it('has at least 40 fixtures', () => {
@@ -36,4 +36,16 @@ describe('realistic corpus', () => {
       warnings: [],
     });
   });
+});
+
+describe('beyond-static corpus (documented non-guarantees)', () => {
+  // These attacks are invisible to a static check; asserting that they pass keeps the README's
+  // Non-guarantees honest, and hands the sandbox a ready list of what it alone must contain.
+  it.each(beyondStaticFixtures.map((f) => [f.name, f] as const))(
+    'is accepted: %s',
+    (_name, fixture) => {
+      const result = checkWorkflowSource(fixture.source);
+      expect(result.ok ? [] : result.errors).toEqual([]);
+    },
+  );
 });

@@ -1,5 +1,6 @@
-// Loads the fixture corpora: test/fixtures/good (realistic workflows that must pass cleanly)
-// and test/fixtures/hostile (each names the codes it must produce in a `// expect:` line).
+// Loads the fixture corpora: test/fixtures/good (realistic workflows that must pass cleanly),
+// test/fixtures/hostile (each names the codes it must produce in a `// expect:` line) and
+// test/fixtures/beyond-static (attacks a static check cannot see: the sandbox must contain them).
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,3 +26,6 @@ export const hostileFixtures: (Fixture & { expect: string[] })[] = load('hostile
   if (!line?.[1]) throw new Error(`fixture ${f.name} has no "// expect:" line`);
   return { ...f, expect: line[1].trim().split(/\s+/) };
 });
+
+/** Hostile programs the contract accepts by design (README: Non-guarantees), for sandbox tests. */
+export const beyondStaticFixtures: Fixture[] = load('beyond-static');

@@ -4,7 +4,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkWorkflowSource } from '../src/index.js';
-import { goodFixtures, hostileFixtures } from './fixtures.js';
+import { beyondStaticFixtures, goodFixtures, hostileFixtures } from './fixtures.js';
 import { mutatedFixture, program } from './generators.js';
 import { inRun } from './helpers.js';
 import { createCompiler, type QuickJSCompiler, wrapForSandbox } from './quickjs.js';
@@ -128,8 +128,8 @@ const SYNTAX_SNIPPETS: string[] = [
 // biome-ignore-end lint/suspicious/noTemplateCurlyInString: workflow source text under test
 
 describe('QuickJS differential', () => {
-  it('compiles every realistic fixture exactly as checked', () => {
-    for (const f of goodFixtures) {
+  it('compiles every accepted fixture (realistic and beyond-static) exactly as checked', () => {
+    for (const f of [...goodFixtures, ...beyondStaticFixtures]) {
       expect(checkWorkflowSource(f.source).ok, f.name).toBe(true);
       expect(qjs.compile(f.source), f.name).toBeNull();
       expect(qjs.compile(wrapForSandbox(f.source)), f.name).toBeNull();
