@@ -41,8 +41,6 @@ interface Task {
   result?: TaskResult;
   startedAt?: number;
   stopReason?: string;
-  /** Aborts a launch that has not been published yet (stop before start). */
-  readonly cancel: AbortController;
   /** Set while the child runs: starts the grace period after a stop. */
   onStop?: () => void;
   readonly done: Promise<TaskResult>;
@@ -549,7 +547,6 @@ export class Run {
       input,
       request,
       status: 'queued',
-      cancel: new AbortController(),
       done,
       resolveDone,
       ready,
@@ -562,13 +559,8 @@ export class Run {
 
   private stopTask(task: Task, reason: string): void {
     if (task.status === 'queued') {
+      // drive() checks this before launching; a run stop also aborts the run signal it waits on
       task.stopReason = reason;
-      task.cancel.abort(
-        new EngineError(
-          'WF_ENGINE_RUN_STOPPED',
-          `task ${task.taskId} stopped before launch: ${reason}`,
-        ),
-      );
     } else if (task.status === 'running' && task.handle) {
       task.stopReason = reason;
       Promise.resolve()
@@ -581,11 +573,9 @@ export class Run {
   // ---------------------------------------------------------------- driving one child
 
   private async drive(task: Task): Promise<void> {
-    // task.cancel is aborted by stopTask, which halt() runs for every task: one signal per task
-    // (AbortSignal.any would cost a listener on the run signal per child).
-    const signal = task.cancel.signal;
-    if (this.ended)
-      task.cancel.abort(new EngineError('WF_ENGINE_RUN_STOPPED', 'the run has ended'));
+    // The run's own signal: queued tasks are cancelled one by one only through stopReason (a
+    // workflow never holds the id of an unpublished task), so no per-task controller is needed.
+    const signal = this.abort.signal;
     const releases: (() => void)[] = [];
     let allocation = 0;
     const releaseAll = () => {
@@ -600,6 +590,12 @@ export class Run {
         releases.push(await this.deps.deployment.acquire(signal));
         if (!this.deps.gate.paused) break;
         releaseAll();
+      }
+      if (task.stopReason !== undefined) {
+        throw new EngineError(
+          'WF_ENGINE_RUN_STOPPED',
+          `${task.taskId} stopped before launch: ${task.stopReason}`,
+        );
       }
       allocation = this.reserve(task);
       try {
@@ -1043,6 +1039,7 @@ function launch(
 
 /** Waits for a port's promise, but never longer than `ms`; its failure is ignored. */
 async function settleWithin(value: unknown, ms: number): Promise<void> {
+  if (typeof (value as { then?: unknown } | null | undefined)?.then !== 'function') return;
   let timer: ReturnType<typeof setTimeout> | undefined;
   try {
     await Promise.race([
