@@ -478,3 +478,140 @@ describe('/workflow command', () => {
     expect((await say('show')).text).toContain('"status"');
   });
 });
+
+describe('workflow_manage', () => {
+  const manage = (h: Harness, args: Record<string, unknown>) =>
+    h.tools.get('workflow_manage')?.execute(args, exec(h)) as Promise<Record<string, unknown>>;
+  const runFan = async (h: Harness, names: string[]) =>
+    (await h.tools
+      .get('run_workflow')
+      ?.execute({ source: FAN, manifest: MANIFEST, args: { names } }, exec(h))) as {
+      runId: string;
+      status: string;
+      result: unknown;
+    };
+
+  it('lists, shows and replays events of runs; save, rename, revise and delete saved capsules', async () => {
+    const h = harness({ approval: 'allowed-once' });
+    const first = await runFan(h, ['a']);
+    const listed = (await manage(h, { action: 'list' })).runs as {
+      runId: string;
+      status: string;
+    }[];
+    expect(listed[0]).toMatchObject({ runId: first.runId, status: 'completed' });
+    expect(await manage(h, { action: 'show', target: first.runId })).toMatchObject({
+      result: ['done: a'],
+    });
+    const events = (await manage(h, { action: 'events', target: first.runId })).events as {
+      type: string;
+    }[];
+    expect(events.map((e) => e.type)).toEqual(
+      expect.arrayContaining(['workflow-started', 'agent-started', 'workflow-completed']),
+    );
+
+    expect(
+      await manage(h, { action: 'save', target: first.runId, name: 'saved-fan' }),
+    ).toMatchObject({ saved: 'saved-fan' });
+    const names = (
+      (await h.tools.get('workflow_list')?.execute({}, exec(h))) as {
+        entries: { name: string; source: string }[];
+      }
+    ).entries;
+    expect(names).toEqual(
+      expect.arrayContaining([expect.objectContaining({ name: 'saved-fan', source: 'project' })]),
+    );
+    // a saved capsule runs by name (capability-generated: approval asked again)
+    const byName = (await h.tools
+      .get('run_workflow')
+      ?.execute({ name: 'saved-fan', args: { names: ['n'] } }, exec(h))) as {
+      status: string;
+      result: unknown;
+    };
+    expect(byName).toMatchObject({ status: 'completed', result: ['done: n'] });
+
+    expect(
+      await manage(h, { action: 'rename', target: 'saved-fan', name: 'renamed-fan' }),
+    ).toMatchObject({ to: 'renamed-fan' });
+    const revised = FAN.replace('x.finalText : null', 'x.finalText.toUpperCase() : null');
+    expect(
+      await manage(h, { action: 'revise', target: 'renamed-fan', source: revised }),
+    ).toMatchObject({ revised: 'renamed-fan' });
+    const after = (await h.tools
+      .get('run_workflow')
+      ?.execute({ name: 'renamed-fan', args: { names: ['r'] } }, exec(h))) as {
+      result: unknown;
+    };
+    expect(after.result).toEqual(['DONE: R']);
+    await expect(manage(h, { action: 'delete', target: 'renamed-fan' })).rejects.toThrow(
+      /WF_PLUGIN_AMBIGUOUS/,
+    );
+    expect(
+      await manage(h, { action: 'delete', target: 'renamed-fan', scope: 'project' }),
+    ).toMatchObject({
+      deleted: 'renamed-fan',
+    });
+    await expect(
+      h.tools.get('run_workflow')?.execute({ name: 'renamed-fan' }, exec(h)),
+    ).rejects.toThrow(/renamed-fan/);
+  });
+
+  it('rerun and resume-run re-execute a recorded run; a later process still finds it on disk', async () => {
+    const h = harness({ approval: 'allowed-once' });
+    const first = await runFan(h, ['p', 'q']);
+    const rerun = (await manage(h, { action: 'rerun', target: first.runId })) as {
+      runId: string;
+      status: string;
+      result: unknown;
+    };
+    expect(rerun).toMatchObject({ status: 'completed', result: ['done: p', 'done: q'] });
+    expect(rerun.runId).not.toBe(first.runId);
+    const launchedBefore = h.starts.length;
+    // a fresh plugin instance (a new DSH process) over the same project directory
+    const later = harness({ approval: 'allowed-once' });
+    (later as { parent: HostAgent }).parent = agentFor(
+      store.create(undefined, { meta: { cwd: dir } }),
+    );
+    const shown = await manage(later, { action: 'show', target: first.runId });
+    expect(shown).toMatchObject({ runId: first.runId, status: 'completed' });
+    const resumed = (await manage(later, { action: 'resume-run', target: first.runId })) as {
+      status: string;
+      result: unknown;
+    };
+    expect(resumed).toMatchObject({ status: 'completed', result: ['done: p', 'done: q'] });
+    // journal replay answers the recorded children: none is launched again
+    expect(later.starts).toEqual([]);
+    expect(h.starts.length).toBe(launchedBefore);
+  });
+
+  it('never deletes an active run; pause/resume/stop act on the active one', async () => {
+    const h = harness({ approval: 'allowed-once', withJobs: true });
+    h.gate = new Promise<void>(() => {});
+    const bg = (await h.tools
+      .get('run_workflow')
+      ?.execute(
+        { source: FAN, manifest: MANIFEST, args: { names: ['hold'] }, wait: false },
+        exec(h),
+      )) as { runId: string };
+    await expect(manage(h, { action: 'delete', target: bg.runId })).rejects.toThrow(
+      /WF_PLUGIN_RUN_ACTIVE/,
+    );
+    expect(await manage(h, { action: 'pause' })).toMatchObject({
+      runId: bg.runId,
+      action: 'pause',
+    });
+    expect(await manage(h, { action: 'resume' })).toMatchObject({
+      runId: bg.runId,
+      action: 'resume',
+    });
+    expect(await manage(h, { action: 'stop' })).toMatchObject({ runId: bg.runId, action: 'stop' });
+    expect(await manage(h, { action: 'show', target: bg.runId, wait: true })).toMatchObject({
+      status: 'stopped',
+    });
+    expect(await manage(h, { action: 'delete', target: bg.runId })).toMatchObject({
+      deletedRun: bg.runId,
+    });
+    expect(await manage(h, { action: 'prune', keep: 0 })).toMatchObject({
+      pruned: expect.any(Array),
+    });
+  });
+});

@@ -15,7 +15,8 @@ export const COMMAND_HELP = `Usage: /workflow <subcommand>
   runs | show [run] | events [run]      inspect runs (default: latest)
   pause|resume|stop [run]               control a run (default: the active one)
   rerun <run|name> [JSON] [--wait]      run again; resume-run <run> replays a recorded run
-  save <run> <name> [project|personal]  save a run's workflow; rename <from> <to>; delete <target>
+  save <run> <name> [project|personal]  save a run's workflow; rename <from> <to>
+  delete <run|name> [project|personal]  delete a run, or (with a scope) a saved workflow
   revise <name> <JSON {source, manifest?}>  replace a saved workflow's source
   prune [--keep N]                      forget old finished runs`;
 
@@ -127,8 +128,10 @@ export function createCommandHandler(
         );
       case 'rename':
         return manage(agent, { action: 'rename', target: words[0], name: words[1] }, signal);
-      case 'delete':
-        return manage(agent, { action: 'delete', target: words[0] }, signal);
+      case 'delete': {
+        const scope = words[1] === 'project' || words[1] === 'personal' ? words[1] : undefined;
+        return manage(agent, { action: 'delete', target: words[0], scope }, signal);
+      }
       case 'prune':
         return manage(agent, { action: 'prune', keep }, signal);
       case 'revise': {

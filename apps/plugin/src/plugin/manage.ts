@@ -213,17 +213,18 @@ export class Manager {
       }
       case 'delete': {
         if (!input.target) return failed('WF_PLUGIN_INVALID_INPUT', 'delete needs a target');
-        const run = await s.findRun(agent, input.target);
+        // `scope` names the saved workflow explicitly; otherwise a target that is both is refused
+        const run = input.scope ? undefined : await s.findRun(agent, input.target);
         const c = await s.catalogOp(agent);
         const saved = c.ok
           ? (await c.catalog.list()).entries.some((e) => e.name === input.target)
           : false;
-        if (run.ok && saved)
+        if (run?.ok && saved)
           return failed(
             'WF_PLUGIN_AMBIGUOUS',
-            `"${input.target}" is both a run and a saved workflow; use the run id`,
+            `"${input.target}" is both a run and a saved workflow; give the run id to delete the run, or scope to delete the saved workflow`,
           );
-        if (run.ok) {
+        if (run?.ok) {
           const out = await s.deleteRun(agent, input.target);
           return out.ok ? { ok: true, value: { deletedRun: out.runId } } : out;
         }
