@@ -3,7 +3,7 @@
 // the dangerous direction (checker accepts, runtime parses something else or rejects).
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkWorkflowSource } from '../src/index.js';
+import { checkWorkflowSource, FORBIDDEN_GLOBALS, KNOWN_GLOBALS } from '../src/index.js';
 import { beyondStaticFixtures, goodFixtures, hostileFixtures } from './fixtures.js';
 import { mutatedFixture, program } from './generators.js';
 import { inRun } from './helpers.js';
@@ -204,5 +204,11 @@ describe('QuickJS differential', () => {
       { numRuns: 400 },
     );
     expect(accepted).toBeGreaterThan(20);
+  });
+
+  it('classifies every QuickJS global: KNOWN_GLOBALS is exactly its globals minus the forbidden ones', () => {
+    const names = qjs.globalNames();
+    expect(names.filter((n) => !KNOWN_GLOBALS.has(n) && !FORBIDDEN_GLOBALS.has(n))).toEqual([]);
+    expect([...KNOWN_GLOBALS].filter((n) => !names.includes(n))).toEqual([]);
   });
 });

@@ -16,6 +16,8 @@ const variant: QuickJSSyncVariant =
 export interface QuickJSCompiler {
   /** null when QuickJS compiles the script, else its error message. */
   compile(source: string): string | null;
+  /** The own property names of a fresh context's global object. */
+  globalNames(): string[];
   dispose(): void;
 }
 
@@ -39,6 +41,16 @@ export async function createCompiler(): Promise<QuickJSCompiler> {
       }
       result.value.dispose();
       return null;
+    },
+    globalNames() {
+      const result = ctx.evalCode('JSON.stringify(Object.getOwnPropertyNames(globalThis))');
+      if (result.error) {
+        result.error.dispose();
+        throw new Error('could not list QuickJS globals');
+      }
+      const text = ctx.getString(result.value);
+      result.value.dispose();
+      return JSON.parse(text) as string[];
     },
     dispose() {
       ctx.dispose();
