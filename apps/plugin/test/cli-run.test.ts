@@ -1,6 +1,6 @@
 // `wf run` and `wf resume` through the real bin: results, --json shapes, exit codes, bad input with
 // clear messages, and Ctrl-C recorded as `stopped` then resumed from the journal.
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -254,8 +254,47 @@ describe('wf run: bad input gets a clear message and exit code', () => {
   });
 });
 
+describe('trusted-local catalog modules', () => {
+  it('are refused without --trust-local (and not imported), and run once confirmed', async () => {
+    const catalog = join(p.dir, '.dsh', 'workflows');
+    mkdirSync(catalog, { recursive: true });
+    const marker = join(p.dir, 'imported.marker');
+    writeFileSync(
+      join(catalog, 'local-flow.mjs'),
+      `import { writeFileSync } from 'node:fs';
+writeFileSync(${JSON.stringify(marker)}, 'imported');
+export const manifest = { name: 'local-flow', description: 'a trusted-local module', phases: ['main'], readOnly: true, maxAgents: 2, maxConcurrency: 1, patterns: ['classify-and-act'] };
+export async function run(wf, args) {
+  const r = await wf.runAgent({ name: 'local', prompt: 'work locally', readOnly: true });
+  return { text: r ? r.finalText : null };
+}
+`,
+    );
+    const listed = json(await wf(['list', '--json'], p)) as {
+      workflows: { name: string; trust: string }[];
+    };
+    expect(listed.workflows.find((w) => w.name === 'local-flow')?.trust).toBe('trusted-local');
+    const refused = await wf(['run', 'local-flow'], p);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('WF_CLI_TRUST_REQUIRED');
+    expect(refused.stderr).toContain('--trust-local');
+    // Invariant 10: listing and refusing never imported it.
+    expect(existsSync(marker)).toBe(false);
+    const ran = await wf(['run', 'local-flow', '--trust-local', '--delay-ms', '0', '--json'], p);
+    expect(ran.code).toBe(0);
+    expect(json(ran)).toMatchObject({
+      status: 'completed',
+      workflow: 'local-flow',
+      cost: { agentsStarted: 1 },
+    });
+    expect(existsSync(marker)).toBe(true);
+  });
+});
+
 describe('Ctrl-C and resume', () => {
-  it('SIGINT mid-run stops the children, records the run stopped, exits 130; resume finishes it', async () => {
+  it('SIGINT mid-run stops the children, records the run stopped, exits 130; resume finishes it', {
+    timeout: 90_000,
+  }, async () => {
     const child = startWf(
       ['run', capsule, '--args', '{"question":"slow"}', '--delay-ms', '4000', '--seed', '3'],
       p,

@@ -166,6 +166,11 @@ describe('wf report', () => {
     const d = await wf(['report', second], p);
     expect(d.code).toBe(0);
     expect(existsSync(join(p.dir, `${second}.report.html`))).toBe(true);
+    // `last` names the most recently started run.
+    const last = json(await wf(['report', 'last', '--out', 'last.html', '--json'], p));
+    const newest = (json(await wf(['runs', '--json'], p)) as { runs: { runId: string }[] }).runs[0]
+      ?.runId;
+    expect(last.runId).toBe(newest);
   });
 
   it('refuses an unwritable --out path with exit 2', async () => {

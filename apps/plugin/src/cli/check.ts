@@ -1,11 +1,20 @@
 // `wf check <file...>`: runs the static source contract over workflow sources (.js, .mjs, .cjs)
-// and capsules (.json: the `source` field; full capsule validation is a later verb's job).
-// Prints compiler-style findings, or one JSON document with --json. Exit codes: 0 clean or
-// warnings only, 1 contract errors, 2 usage or I/O errors (a file missing, unreadable, not JSON).
+// and capsules (.json: the `source` field, plus full capsule validation, see check-capsule.ts),
+// and with --smoke one run on instant simulated agents. Prints compiler-style findings, or one
+// JSON document with --json. Exit codes: 0 clean or warnings only, 1 contract, capsule or smoke
+// errors, 2 usage or I/O errors (a file missing, unreadable, not JSON).
 import { readFile, stat } from 'node:fs/promises';
 import { extname, resolve } from 'node:path';
 import { type CheckProfile, checkWorkflowSource, type Diagnostic } from '@wf/source-contract';
 import type { Command } from 'commander';
+import { parseJson } from './args.js';
+import {
+  type CapsuleIssue,
+  checkCapsule,
+  type SmokeReport,
+  smokeWorkflow,
+} from './check-capsule.js';
+import { isCliError } from './errors.js';
 
 /** Larger files are refused before reading; the contract's own cap (512 KiB) is far below. */
 const MAX_FILE_BYTES = 16 * 1024 * 1024;
@@ -25,6 +34,10 @@ export interface FileReport {
   warnings: Diagnostic[];
   /** Present when the file could not be checked at all (exit code 2). */
   problem?: FileProblem;
+  /** Capsule validation: schema issues, examples or --args failing the input schema. */
+  capsuleIssues?: CapsuleIssue[];
+  /** With --smoke, for files that passed every static check. */
+  smoke?: SmokeReport;
 }
 
 export interface CheckReport {
@@ -45,7 +58,8 @@ async function readWorkflowFile(
   file: string,
   cwd: string,
 ): Promise<
-  { kind: FileReport['kind']; source: string } | { kind: FileReport['kind']; problem: FileProblem }
+  | { kind: FileReport['kind']; source: string; json?: unknown }
+  | { kind: FileReport['kind']; problem: FileProblem }
 > {
   const ext = extname(file).toLowerCase();
   const kind: FileReport['kind'] = ext === '.json' ? 'capsule' : 'source';
@@ -100,12 +114,12 @@ async function readWorkflowFile(
       },
     };
   }
-  return { kind, source };
+  return { kind, source, json: capsule };
 }
 
 export async function checkFiles(
   files: readonly string[],
-  options: { profile: CheckProfile; cwd: string },
+  options: { profile: CheckProfile; cwd: string; smoke?: boolean; args?: unknown },
 ): Promise<CheckReport> {
   const reports: FileReport[] = [];
   for (const file of files) {
@@ -122,12 +136,20 @@ export async function checkFiles(
       continue;
     }
     const result = checkWorkflowSource(read.source, { filename: file, profile: options.profile });
+    const capsule = read.kind === 'capsule' ? checkCapsule(read.json, options.args) : undefined;
+    const issues = capsule?.issues ?? [];
+    const smoke =
+      options.smoke && result.ok && issues.length === 0
+        ? await smokeWorkflow(file, read.source, capsule?.capsule, options.args)
+        : undefined;
     reports.push({
       file,
       kind: read.kind,
-      ok: result.ok,
+      ok: result.ok && issues.length === 0 && smoke?.ok !== false,
       errors: result.ok ? [] : result.errors,
       warnings: result.warnings,
+      ...(capsule ? { capsuleIssues: issues } : {}),
+      ...(smoke ? { smoke } : {}),
     });
   }
   const exitCode = reports.some((r) => r.problem) ? 2 : reports.some((r) => !r.ok) ? 1 : 0;
@@ -154,9 +176,28 @@ export function formatReport(report: CheckReport): string {
       );
       out.push(`    hint: ${d.hint}`);
     }
-    if (findings.length === 0) out.push(`${f.file}: ok`);
+    for (const i of f.capsuleIssues ?? []) {
+      out.push(`${f.file}#${i.path}  WF_CLI_WORKFLOW_INVALID  ${i.message}`);
+    }
+    if (f.smoke?.ok) {
+      out.push(
+        `${f.file}: smoke run ${f.smoke.status} (${plural(f.smoke.agentsStarted, 'simulated agent')})`,
+      );
+    } else if (f.smoke) {
+      out.push(
+        `${f.file}  WF_CLI_SMOKE_FAILED  smoke run ${f.smoke.status}: ${f.smoke.problems.join('; ')}`,
+      );
+      out.push(
+        '    hint: run it with `wf run <file> --delay-ms 0` to see its events, then `wf show`',
+      );
+    }
+    if (findings.length === 0 && f.ok && !f.smoke) out.push(`${f.file}: ok`);
   }
-  const errors = report.files.reduce((n, f) => n + f.errors.length, 0);
+  const errors = report.files.reduce(
+    (n, f) =>
+      n + f.errors.length + (f.capsuleIssues?.length ?? 0) + (f.smoke?.ok === false ? 1 : 0),
+    0,
+  );
   const warnings = report.files.reduce((n, f) => n + f.warnings.length, 0);
   const unreadable = report.files.filter((f) => f.problem).length;
   const failing = report.files.filter((f) => !f.ok && !f.problem).length;
@@ -196,39 +237,69 @@ export function registerCheck(program: Command): void {
       "'default' (lints are warnings) or 'authoring' (lints are errors)",
       'default',
     )
+    .option(
+      '--args <json>',
+      'check these args against each capsule input schema (and smoke with them)',
+    )
+    .option('--smoke', 'also run each clean workflow once on instant simulated agents')
     .addHelpText(
       'after',
-      '\nExit codes: 0 no errors (warnings allowed), 1 contract errors, 2 usage or input errors.',
+      '\nExit codes: 0 no errors (warnings allowed), 1 contract, capsule or smoke errors, 2 usage or input errors.',
     )
-    .action(async (files: string[], opts: { json?: boolean; profile: string }) => {
-      if (opts.profile !== 'default' && opts.profile !== 'authoring') {
-        const message = `--profile must be 'default' or 'authoring', got '${opts.profile}'`;
-        if (opts.json)
-          process.stdout.write(
-            `${JSON.stringify({ ok: false, error: { code: 'WF_CLI_USAGE', message } }, null, 2)}\n`,
-          );
-        else process.stderr.write(`wf check: ${message}\n`);
-        process.exitCode = 2;
-        return;
-      }
-      const report = await checkFiles(files, { profile: opts.profile, cwd: process.cwd() });
-      if (opts.json) {
-        const doc = {
-          files: report.files.map((f) => ({
-            file: f.file,
-            kind: f.kind,
-            ok: f.ok,
-            errors: f.errors,
-            warnings: f.warnings,
-            ...(f.problem ? { problem: f.problem } : {}),
-          })),
-          ok: report.ok,
-        };
-        process.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
-      } else {
-        process.stderr.write(problemLines(report));
-        process.stdout.write(formatReport(report));
-      }
-      process.exitCode = report.exitCode;
-    });
+    .action(
+      async (
+        files: string[],
+        opts: { json?: boolean; profile: string; args?: string; smoke?: boolean },
+      ) => {
+        if (opts.profile !== 'default' && opts.profile !== 'authoring') {
+          const message = `--profile must be 'default' or 'authoring', got '${opts.profile}'`;
+          if (opts.json)
+            process.stdout.write(
+              `${JSON.stringify({ ok: false, error: { code: 'WF_CLI_USAGE', message } }, null, 2)}\n`,
+            );
+          else process.stderr.write(`wf check: ${message}\n`);
+          process.exitCode = 2;
+          return;
+        }
+        let args: unknown;
+        try {
+          args = opts.args === undefined ? undefined : parseJson(opts.args, '--args');
+        } catch (e) {
+          if (!isCliError(e)) throw e;
+          if (opts.json)
+            process.stdout.write(
+              `${JSON.stringify({ ok: false, error: { code: e.code, message: e.message } }, null, 2)}\n`,
+            );
+          else process.stderr.write(`wf check: ${e.code}: ${e.message}\n`);
+          process.exitCode = 2;
+          return;
+        }
+        const report = await checkFiles(files, {
+          profile: opts.profile,
+          cwd: process.cwd(),
+          smoke: opts.smoke === true,
+          ...(args === undefined ? {} : { args }),
+        });
+        if (opts.json) {
+          const doc = {
+            files: report.files.map((f) => ({
+              file: f.file,
+              kind: f.kind,
+              ok: f.ok,
+              errors: f.errors,
+              warnings: f.warnings,
+              ...(f.problem ? { problem: f.problem } : {}),
+              ...(f.capsuleIssues ? { capsuleIssues: f.capsuleIssues } : {}),
+              ...(f.smoke ? { smoke: f.smoke } : {}),
+            })),
+            ok: report.ok,
+          };
+          process.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
+        } else {
+          process.stderr.write(problemLines(report));
+          process.stdout.write(formatReport(report));
+        }
+        process.exitCode = report.exitCode;
+      },
+    );
 }

@@ -24,6 +24,7 @@ export const EXIT = {
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
 export const CLI_ERROR_CODES = {
+  WF_CLI_SMOKE_FAILED: EXIT.failed,
   WF_CLI_USAGE: EXIT.usage,
   WF_CLI_ARGS_JSON: EXIT.usage,
   WF_CLI_ARGS_INVALID: EXIT.usage,

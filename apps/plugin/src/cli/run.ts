@@ -18,7 +18,7 @@ import { parseInteger, readArgs } from './args.js';
 import { type CliContext, printJson, printLine, printNote } from './context.js';
 import { CliError, EXIT, type ExitCode } from './errors.js';
 import { type ResolvedEntry, resolveTarget } from './resolve.js';
-import { storeError } from './store-error.js';
+import { resolveRunTarget, storeError } from './store-error.js';
 import {
   builtinWorkflows,
   openProjectCatalog,
@@ -142,12 +142,13 @@ export interface ResumeVerbOptions {
 
 export async function resumeCommand(
   ctx: CliContext,
-  runId: string,
+  target: string,
   options: ResumeVerbOptions,
 ): Promise<ExitCode> {
   const delayMs =
     options.delayMs === undefined ? DEFAULT_DELAY_MS : parseInteger(options.delayMs, '--delay-ms');
   const store = await openProjectStore(ctx);
+  const runId = await resolveRunTarget(store, target);
   const shown = await store.show(runId);
   if (!shown.ok) throw storeError(shown.error, runId);
   const loaded = await store.load(runId);

@@ -10,7 +10,7 @@ import { foldRunEvents, isRecord } from '../report/run-model.js';
 import { errorText, parseDuration, parseInteger } from './args.js';
 import { type CliContext, printJson, printLine, printNote } from './context.js';
 import { CliError, EXIT, type ExitCode } from './errors.js';
-import { storeError } from './store-error.js';
+import { resolveRunTarget, storeError } from './store-error.js';
 import { openProjectStore } from './workspace.js';
 
 type Summary = Awaited<ReturnType<RunStore['list']>>[number];
@@ -84,9 +84,7 @@ function summaryRow(s: Summary) {
 
 /** Loads everything about one run: the snapshot, the event log and the full result. */
 async function loadRun(store: RunStore, target: string) {
-  const resolved = await store.resolve(target);
-  if (!resolved.ok) throw storeError(resolved.error, target);
-  const runId = resolved.runId;
+  const runId = await resolveRunTarget(store, target);
   const shown = await store.show(runId);
   if (!shown.ok) throw storeError(shown.error, runId);
   const summary = shown.run;
@@ -262,9 +260,7 @@ export async function eventsCommand(
     stopped = true;
   };
   try {
-    const resolved = await store.resolve(target);
-    if (!resolved.ok) throw storeError(resolved.error, target);
-    const runId = resolved.runId;
+    const runId = await resolveRunTarget(store, target);
     const t0Ref: { t0?: number } = {};
     if (options.follow) process.on('SIGINT', onSigint);
     for (;;) {
@@ -317,8 +313,9 @@ export async function deleteRunCommand(
 ): Promise<ExitCode> {
   const store = await openProjectStore(ctx);
   try {
-    const deleted = await store.delete(target, { force: options.force === true });
-    if (!deleted.ok) throw storeError(deleted.error, target);
+    const runId = await resolveRunTarget(store, target);
+    const deleted = await store.delete(runId, { force: options.force === true });
+    if (!deleted.ok) throw storeError(deleted.error, runId);
     if (ctx.json) printJson(ctx, { ok: true, deleted: deleted.deleted });
     else printLine(ctx, `deleted run ${deleted.deleted}`);
     return EXIT.ok;

@@ -8,7 +8,7 @@ import { isCatalogFsError } from '@wf/catalog-fs';
 import { isRecord } from '../report/run-model.js';
 import { type CliContext, printJson, printLine } from './context.js';
 import { CliError, EXIT, type ExitCode } from './errors.js';
-import { storeError } from './store-error.js';
+import { resolveRunTarget, storeError } from './store-error.js';
 import { builtinWorkflows, openProjectCatalog, openProjectStore } from './workspace.js';
 
 /** The DSH release the capsules we write declare as their minimum (the pinned host). */
@@ -55,18 +55,17 @@ export async function saveCommand(
   const store = await openProjectStore(ctx);
   let start: { workflow: string; manifest: unknown; source?: string; trust: string; runId: string };
   try {
-    const resolved = await store.resolve(target);
-    if (!resolved.ok) throw storeError(resolved.error, target);
+    const runId = await resolveRunTarget(store, target);
     let loaded: Awaited<ReturnType<typeof store.load>>;
     try {
-      loaded = await store.load(resolved.runId);
+      loaded = await store.load(runId);
     } catch (e) {
-      throw isCatalogFsError(e) ? storeError(e, resolved.runId) : e;
+      throw isCatalogFsError(e) ? storeError(e, runId) : e;
     }
     if (!loaded) {
       throw new CliError(
         'WF_CLI_RUN_CORRUPT',
-        `run ${resolved.runId} has no start record, so there is no workflow to save`,
+        `run ${runId} has no start record, so there is no workflow to save`,
       );
     }
     start = loaded.start;

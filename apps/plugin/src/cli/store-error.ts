@@ -26,3 +26,33 @@ export function storeError(error: { code: string; message: string }, runId: stri
   }
   return new CliError('WF_CLI_INTERNAL', `run store: ${error.code}: ${error.message}`);
 }
+
+/** A run id, a display alias, or `last` (the most recently started run of this directory). */
+export async function resolveRunTarget(
+  store: {
+    list(): Promise<readonly { runId: string }[]>;
+    resolve(
+      target: string,
+    ): Promise<
+      { ok: true; runId: string } | { ok: false; error: { code: string; message: string } }
+    >;
+  },
+  target: string,
+): Promise<string> {
+  if (target === 'last') {
+    const newest = (await store.list())[0];
+    if (!newest) {
+      throw new CliError(
+        'WF_CLI_RUN_NOT_FOUND',
+        'no runs recorded in this directory yet, so there is no last run',
+        {
+          hint: 'start one with `wf run <workflow>`; `wf list` shows the workflows',
+        },
+      );
+    }
+    return newest.runId;
+  }
+  const resolved = await store.resolve(target);
+  if (!resolved.ok) throw storeError(resolved.error, target);
+  return resolved.runId;
+}

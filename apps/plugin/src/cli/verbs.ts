@@ -82,7 +82,7 @@ export function registerResumeVerb(program: Command): void {
       .description(
         're-run a recorded run from its journal (completed children are not re-run), then continue live',
       )
-      .argument('<runId>', 'a run id from `wf runs`')
+      .argument('<runId>', 'a run id from `wf runs`, or `last`')
       .option(
         '--delay-ms <ms>',
         'base duration of a simulated child that still has to run (default 400)',
@@ -122,7 +122,7 @@ export function registerShowVerb(program: Command): void {
     program
       .command('show')
       .description('show one run: summary, phases, agents, cost')
-      .argument('<runId>', 'a run id or display name'),
+      .argument('<runId>', 'a run id, a display name, or `last`'),
     'show',
     async (ctx, runId) => (await runs()).showCommand(ctx, runId),
   );
@@ -133,7 +133,7 @@ export function registerEventsVerb(program: Command): void {
     program
       .command('events')
       .description("print a run's event log (--json: JSON Lines)")
-      .argument('<runId>', 'a run id or display name')
+      .argument('<runId>', 'a run id, a display name, or `last`')
       .option('--follow', 'keep printing new events until the run ends (Ctrl-C to stop)')
       .option('--after <seq>', 'only events after this sequence number')
       .option('--interval-ms <ms>', 'poll interval for --follow (default 200)'),
@@ -147,7 +147,7 @@ export function registerSaveVerb(program: Command): void {
     program
       .command('save')
       .description("save a run's workflow into the catalog as a capsule")
-      .argument('<runId>', 'the run whose workflow to save')
+      .argument('<runId>', 'the run whose workflow to save (or `last`)')
       .argument('<name>', 'the new workflow name (kebab-case)')
       .option(
         '--scope <scope>',
@@ -190,7 +190,7 @@ export function registerReportVerb(program: Command): void {
     program
       .command('report')
       .description('write a self-contained HTML timeline of a run')
-      .argument('<runId>', 'a run id or display name')
+      .argument('<runId>', 'a run id, a display name, or `last`')
       .option('--out <file>', 'where to write it (default <runId>.report.html)'),
     'report',
     async (ctx, runId, opts) => (await runs()).reportCommand(ctx, runId, opts as never),
