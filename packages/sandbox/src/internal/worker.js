@@ -112,8 +112,12 @@ let moduleSeq = 0;
 /** @type {Promise<ModuleEntry> | null} */
 let currentModule = null;
 
+/** The entry currentModule resolved to (null while a new one is loading). @type {ModuleEntry | null} */
+let currentEntry = null;
+
 /** @returns {Promise<ModuleEntry>} */
 async function createModule() {
+  currentEntry = null;
   const mod = await newQuickJSWASMModuleFromVariant(
     /** @type {import('quickjs-emscripten-core').QuickJSSyncVariant} */ (
       /** @type {unknown} */ (variant)
@@ -130,18 +134,28 @@ async function createModule() {
   };
 }
 
+/** A failed load is forgotten so that the next run tries again. */
+function loadModule() {
+  const loading = createModule();
+  currentModule = loading;
+  loading.catch(() => {
+    if (currentModule === loading) currentModule = null;
+  });
+  return loading;
+}
+
 /** @returns {Promise<ModuleEntry>} */
 function getModule() {
-  if (currentModule === null) currentModule = createModule();
-  return currentModule;
+  return currentModule ?? loadModule();
 }
 
 /** @param {ModuleEntry} entry */
 function retireModule(entry) {
   if (entry.retired) return;
   entry.retired = true;
-  // A fresh module is prepared at once so the next run does not wait for instantiation.
-  currentModule = createModule();
+  // A fresh module is prepared at once so the next run does not wait for instantiation (only
+  // when the retired one is current: several retirements in a row load one replacement).
+  if (currentEntry === entry) void loadModule();
 }
 
 /** @param {ModuleEntry} entry */
