@@ -77,6 +77,31 @@ describe('args beyond the caps', () => {
   });
 });
 
+describe('provider capabilities', () => {
+  it('a read-only pattern on a provider without a tool filter is refused before any child starts', async () => {
+    const run = await runPattern(
+      fanOutAndSynthesize,
+      { request: 'q' },
+      { capabilities: { toolFilter: false } },
+    );
+    expect(run.done.status).toBe('failed');
+    expect(run.done.error?.code).toBe('WF_ENGINE_CAPABILITY_MISSING');
+    expect(run.stats.started).toBe(0);
+  });
+
+  it('a structured-output pattern on a provider without outputSchema is refused before any child starts', async () => {
+    const run = await runPattern(
+      loopUntilDone,
+      { request: 'q' },
+      { capabilities: { outputSchema: false } },
+    );
+    expect(run.done.status).toBe('failed');
+    expect(run.done.error?.code).toBe('WF_ENGINE_CAPABILITY_MISSING');
+    expect(run.done.error?.message).toContain('round-1');
+    expect(run.stats.started).toBe(0);
+  });
+});
+
 describe('smoke runs', () => {
   for (const capsule of SHIPPED_WORKFLOWS) {
     // Examples that name packet files need those files in a workspace; the built-ins test covers them.

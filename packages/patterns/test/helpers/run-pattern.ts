@@ -30,6 +30,8 @@ export interface RunPatternOptions {
   readonly delayMs?: number;
   /** Root for wf.readFile. */
   readonly workspace?: string;
+  /** Override the provider's advertised capabilities. */
+  readonly capabilities?: { readonly toolFilter?: boolean; readonly outputSchema?: boolean };
   /** Engine limits (a deployment tighter than the manifest). */
   readonly limits?: { readonly maxConcurrency?: number; readonly maxAgents?: number };
 }
@@ -42,6 +44,7 @@ export async function runPattern(
   const agents = createSimulatedAgents({
     delayMs: options.delayMs ?? 3,
     ...(options.respond ? { respond: options.respond } : {}),
+    ...(options.capabilities ? { capabilities: options.capabilities } : {}),
   });
   const recorder = createMemoryRecorder();
   const engine = createEngine({
