@@ -204,6 +204,12 @@ function harness(
 
 const exec = (h: Harness, signal = new AbortController().signal) => ({ agent: h.parent, signal });
 
+function tool(h: Harness, toolName: string): ToolDefinition {
+  const t = h.tools.get(toolName);
+  if (!t) throw new Error(`tool ${toolName} is not registered`);
+  return t;
+}
+
 const FAN = `async function run(wf, args) {
   const r = await wf.parallel(args.names.map((n) => () => wf.runAgent({ name: n, phase: 'fan', prompt: 'go ' + n, readOnly: true })));
   return r.map((x) => (x ? x.finalText : null));
@@ -421,7 +427,7 @@ describe('run_workflow', () => {
     );
     const none = harness();
     await expect(
-      none.tools.get('run_workflow')?.execute({ name: 'local-x' }, exec(none)),
+      tool(none, 'run_workflow').execute({ name: 'local-x' }, exec(none)),
     ).rejects.toThrow(/WF_PLUGIN_CONFIRMATION_REQUIRED/);
     const declined = harness({
       questions: async () => ({
@@ -429,7 +435,7 @@ describe('run_workflow', () => {
       }),
     });
     await expect(
-      declined.tools.get('run_workflow')?.execute({ name: 'local-x' }, exec(declined)),
+      tool(declined, 'run_workflow').execute({ name: 'local-x' }, exec(declined)),
     ).rejects.toThrow(/not confirmed/);
     // invariant 10: never imported without confirmation
     expect(() => readFileSync(marker)).toThrow();
@@ -437,7 +443,7 @@ describe('run_workflow', () => {
       approval: 'allowed-once',
       questions: async () => ({ answers: [{ id: 'workflow-trusted-local', selected: ['Run'] }] }),
     });
-    const r = (await yes.tools.get('run_workflow')?.execute({ name: 'local-x' }, exec(yes))) as {
+    const r = (await tool(yes, 'run_workflow').execute({ name: 'local-x' }, exec(yes))) as {
       status: string;
       result: unknown;
     };
@@ -481,7 +487,7 @@ describe('/workflow command', () => {
 
 describe('workflow_manage', () => {
   const manage = (h: Harness, args: Record<string, unknown>) =>
-    h.tools.get('workflow_manage')?.execute(args, exec(h)) as Promise<Record<string, unknown>>;
+    tool(h, 'workflow_manage').execute(args, exec(h)) as Promise<Record<string, unknown>>;
   const runFan = async (h: Harness, names: string[]) =>
     (await h.tools
       .get('run_workflow')
@@ -513,7 +519,7 @@ describe('workflow_manage', () => {
       await manage(h, { action: 'save', target: first.runId, name: 'saved-fan' }),
     ).toMatchObject({ saved: 'saved-fan' });
     const names = (
-      (await h.tools.get('workflow_list')?.execute({}, exec(h))) as {
+      (await tool(h, 'workflow_list').execute({}, exec(h))) as {
         entries: { name: string; source: string }[];
       }
     ).entries;
@@ -550,9 +556,9 @@ describe('workflow_manage', () => {
     ).toMatchObject({
       deleted: 'renamed-fan',
     });
-    await expect(
-      h.tools.get('run_workflow')?.execute({ name: 'renamed-fan' }, exec(h)),
-    ).rejects.toThrow(/renamed-fan/);
+    await expect(tool(h, 'run_workflow').execute({ name: 'renamed-fan' }, exec(h))).rejects.toThrow(
+      /renamed-fan/,
+    );
   });
 
   it('rerun and resume-run re-execute a recorded run; a later process still finds it on disk', async () => {
