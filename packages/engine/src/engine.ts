@@ -65,7 +65,7 @@ export function createEngine(options: EngineOptions): Engine {
       'createEngine needs { agents: AgentProvider }',
     );
   }
-  const limits: EngineLimits = Object.freeze({ ...DEFAULT_ENGINE_LIMITS, ...options.limits });
+  const limits: EngineLimits = resolveLimits(options.limits);
   const recorder: RunRecorder = guardRecorder(options.recorder ?? createMemoryRecorder());
   const deployment = createSemaphore(limits.deploymentConcurrency);
   const schemas = createSchemaCheck();
@@ -580,6 +580,48 @@ function guardRecorder(inner: RunRecorder): RunRecorder {
       ? { load: (runId: string) => inner.load?.(runId) ?? Promise.resolve(undefined) }
       : {}),
   };
+}
+
+const POSITIVE_LIMITS = [
+  'maxAgents',
+  'maxConcurrency',
+  'deploymentConcurrency',
+  'defaultTaskTokens',
+  'maxCalls',
+  'readFileMaxBytes',
+  'replayStallMs',
+  'stopGraceMs',
+] as const;
+
+function resolveLimits(patch: Partial<EngineLimits> | undefined): EngineLimits {
+  const out: Record<string, unknown> = { ...DEFAULT_ENGINE_LIMITS };
+  for (const [key, value] of Object.entries(patch ?? {})) {
+    if (value === undefined) continue;
+    if (!(key in DEFAULT_ENGINE_LIMITS)) {
+      throw new EngineError(
+        'WF_ENGINE_INVALID_START',
+        `createEngine: limits.${key} is not a known limit`,
+      );
+    }
+    out[key] = value;
+  }
+  for (const key of POSITIVE_LIMITS) {
+    const v = out[key];
+    if (typeof v !== 'number' || !Number.isSafeInteger(v) || v <= 0) {
+      throw new EngineError(
+        'WF_ENGINE_INVALID_START',
+        `createEngine: limits.${key} must be a positive integer (got ${String(v)})`,
+      );
+    }
+  }
+  const wall = out.wallMs;
+  if (wall !== null && (typeof wall !== 'number' || !Number.isSafeInteger(wall) || wall <= 0)) {
+    throw new EngineError(
+      'WF_ENGINE_INVALID_START',
+      `createEngine: limits.wallMs must be null or a positive integer (got ${String(wall)})`,
+    );
+  }
+  return Object.freeze(out) as unknown as EngineLimits;
 }
 
 function recordable(value: unknown): unknown {

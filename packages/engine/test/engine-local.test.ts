@@ -464,6 +464,17 @@ describe('trusted-local runs', () => {
     expect(r.dir).toContain('not an ordinary file');
   });
 
+  it('createEngine refuses unknown or non-positive limits, naming them', () => {
+    const agents = createSimulatedAgents();
+    expect(() => createEngine({ agents, limits: { maxAgents: 0 } })).toThrow(
+      /limits.maxAgents must be a positive integer/,
+    );
+    expect(() => createEngine({ agents, limits: { wallMs: -1 } })).toThrow(/limits.wallMs/);
+    expect(() => createEngine({ agents, limits: { nope: 1 } as never })).toThrow(
+      /limits.nope is not a known limit/,
+    );
+  });
+
   it('rejects impossible start options and reports an invalid manifest as a failed run', async () => {
     const engine = createEngine({ agents: createSimulatedAgents() });
     await expect(

@@ -52,7 +52,8 @@ describe('journal and resume', () => {
         createEngine({ agents: createSimulatedAgents({ seed: 3 }), sandbox }),
         start(),
       );
-      expect(reference.done.status).toBe('completed');
+      expect(reference.done.error).toBeUndefined();
+    expect(reference.done.status).toBe('completed');
 
       const { recorder, inner } = cutAfter(cut);
       const first = createEngine({ agents: createSimulatedAgents({ seed: 3 }), sandbox, recorder });

@@ -118,7 +118,6 @@ export class Run {
     peak: 0,
   };
   private readonly startedAt = Date.now();
-  private onFatal: (() => void) | undefined;
 
   constructor(deps: RunDeps) {
     this.id = deps.runId;
@@ -129,11 +128,6 @@ export class Run {
       Math.max(1, Math.min(m.maxConcurrency, deps.limits.maxConcurrency, this.maxAgents)),
     );
     this.budgetTotal = m.tokenBudget ?? null;
-  }
-
-  /** Called once when a run-control error or a stop ends the run (the engine aborts the VM). */
-  setOnFatal(fn: () => void): void {
-    this.onFatal = fn;
   }
 
   get ended(): boolean {
@@ -157,10 +151,10 @@ export class Run {
     this.halt(reason);
   }
 
+  /** Aborting the run signal closes the sandbox bridge (the VM run's signal) and queued launches. */
   private halt(reason: string): void {
     this.abort.abort(new EngineError('WF_ENGINE_RUN_STOPPED', `the run was stopped: ${reason}`));
     for (const task of this.tasks.values()) this.stopTask(task, reason);
-    this.onFatal?.();
   }
 
   /** Checks a thrown error; run-control errors fail the run even if the workflow catches them. */
