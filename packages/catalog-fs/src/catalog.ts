@@ -18,7 +18,7 @@ import {
   isWorkflowName,
   serializeCapsule,
 } from './internal/capsule-text.js';
-import { withLock } from './internal/lock.js';
+import { clearStaleBreaker, withLock } from './internal/lock.js';
 import {
   type ErrorCodes,
   errno,
@@ -345,6 +345,7 @@ export async function openCatalog(options: CatalogOptions): Promise<Catalog> {
 
   const repairRoot = async (root: SafeDir): Promise<void> => {
     await withLock(root, lockOptions, async () => {
+      await clearStaleBreaker(root, lockOptions);
       const names = await fsp.readdir(root.self);
       for (const file of names) {
         if (!file.startsWith(INTENT_PREFIX)) continue;

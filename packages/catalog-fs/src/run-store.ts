@@ -1056,11 +1056,17 @@ export async function openRunStore(options: RunStoreOptions): Promise<RunStore> 
       const interrupted: string[] = [];
       try {
         const names = await fsp.readdir(base.self);
-        for (const name of names) {
-          if (name.startsWith(TRASH_PREFIX))
-            await fsp.rm(base.at(name), { recursive: true, force: true }).catch(() => undefined);
-        }
         const now = Date.now();
+        for (const name of names) {
+          if (name.startsWith(TRASH_PREFIX)) {
+            await fsp.rm(base.at(name), { recursive: true, force: true }).catch(() => undefined);
+          } else if (name.startsWith(TEMP_PREFIX)) {
+            const st = await fsp.lstat(base.at(name)).catch(() => undefined);
+            if (st && isAbandonedTemp(name, st.mtimeMs, now)) {
+              await fsp.unlink(base.at(name)).catch(() => undefined);
+            }
+          }
+        }
         for (const runId of await runIds(base)) {
           if (liveRun(runId)) continue;
           await withDir(

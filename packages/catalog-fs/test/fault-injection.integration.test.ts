@@ -149,6 +149,8 @@ it(`keeps every invariant across ${ITERATIONS} SIGKILLs at random moments`, {
     const shown = await store.show(runId);
     if (begun) {
       expect(shown.ok && shown.run.snapshot?.status).toBe('interrupted');
+      // recover() at open removed the dead owner's temp files too.
+      expect(ls(join(eventsFile, '..')).filter((f) => f.startsWith('.wf-'))).toEqual([]);
       const text = readFileSync(eventsFile, 'utf8');
       if (text !== '' && !text.endsWith('\n')) stats.tornTails++;
       const events = await store.events(runId);

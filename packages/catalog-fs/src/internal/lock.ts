@@ -108,6 +108,17 @@ async function breakIfStale(dir: SafeDir, seen: string, options: LockOptions): P
   }
 }
 
+/** Removes a breaker file left by a process that died while breaking a lock (call under the lock). */
+export async function clearStaleBreaker(dir: SafeDir, options: LockOptions): Promise<void> {
+  const breaker = await readHolder(dir, BREAKER_NAME);
+  if (
+    breaker &&
+    isStale(breaker.text, breaker.mtimeMs, { ...options, staleMs: 5_000 }, Date.now())
+  ) {
+    await fsp.unlink(dir.at(BREAKER_NAME)).catch(() => undefined);
+  }
+}
+
 /** Holds the root's lock for the duration of `body`. */
 export async function withLock<T>(
   dir: SafeDir,
