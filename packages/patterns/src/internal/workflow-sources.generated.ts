@@ -112,6 +112,7 @@ async function run(wf, args) {
     caveats.push('No candidate answer was produced, so nothing was verified.');
 
   const summary = await wf.phase('synthesize', async () => {
+    // A one-item wf.parallel: a failed synthesis becomes null instead of failing the run.
     const [synthesis] = await wf.parallel([
       () =>
         wf.synthesize({
@@ -320,6 +321,7 @@ async function run(wf, args) {
   });
 
   const summary = await wf.phase('synthesize', async () => {
+    // A one-item wf.parallel: a failed synthesis becomes null instead of failing the run.
     const [synthesis] = await wf.parallel([
       () =>
         wf.synthesize({
@@ -485,6 +487,7 @@ async function run(wf, args) {
     if (completed.length === 0) {
       return \`No angle produced a result (\${results.length} failed), so there is nothing to synthesize.\`;
     }
+    // A one-item wf.parallel: a failed synthesis becomes null instead of failing the run.
     const [synthesis] = await wf.parallel([
       () =>
         wf.synthesize({
@@ -706,6 +709,7 @@ async function run(wf, args) {
   const summary = await wf.phase('synthesize', async () => {
     if (strongest.length === 0)
       return 'No ideas were generated, so there is nothing to choose from.';
+    // A one-item wf.parallel: a failed synthesis becomes null instead of failing the run.
     const [synthesis] = await wf.parallel([
       () =>
         wf.synthesize({
@@ -927,6 +931,7 @@ async function run(wf, args) {
         ? 'The first round failed, so there are no findings.'
         : 'No findings: the first round found nothing to report.';
     }
+    // A one-item wf.parallel: a failed synthesis becomes null instead of failing the run.
     const [synthesis] = await wf.parallel([
       () =>
         wf.synthesize({
@@ -1132,6 +1137,7 @@ async function run(wf, args) {
     if (completed.length === 0) {
       return \`No investigator returned a finding (\${investigated.length} failed); the question is unanswered.\`;
     }
+    // A one-item wf.parallel: a failed synthesis becomes null instead of failing the run.
     const [result] = await wf.parallel([
       () =>
         wf.synthesize({
@@ -1387,12 +1393,14 @@ async function run(wf, args) {
       verifierAnomalies: verification.anomalies,
       failures,
     };
+    // A one-item wf.parallel: a failed write becomes null instead of failing the run.
     const [written] = await wf.parallel([() => wf.artifact('scoped-review-audit', record)]);
     if (!written) failures.push(failureOf(wf, 'audit-artifact'));
     return written || null;
   });
 
   const summary = await wf.phase('final-synthesis', async () => {
+    // A one-item wf.parallel: a failed synthesis becomes null instead of failing the run.
     const [synthesis] = await wf.parallel([
       () =>
         wf.synthesize({

@@ -107,6 +107,7 @@ async function run(wf, args) {
     caveats.push('No candidate answer was produced, so nothing was verified.');
 
   const summary = await wf.phase('synthesize', async () => {
+    // A one-item wf.parallel: a failed synthesis becomes null instead of failing the run.
     const [synthesis] = await wf.parallel([
       () =>
         wf.synthesize({

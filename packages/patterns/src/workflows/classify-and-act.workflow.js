@@ -122,6 +122,7 @@ async function run(wf, args) {
   });
 
   const summary = await wf.phase('synthesize', async () => {
+    // A one-item wf.parallel: a failed synthesis becomes null instead of failing the run.
     const [synthesis] = await wf.parallel([
       () =>
         wf.synthesize({

@@ -77,6 +77,7 @@ async function run(wf, args) {
     if (completed.length === 0) {
       return `No angle produced a result (${results.length} failed), so there is nothing to synthesize.`;
     }
+    // A one-item wf.parallel: a failed synthesis becomes null instead of failing the run.
     const [synthesis] = await wf.parallel([
       () =>
         wf.synthesize({

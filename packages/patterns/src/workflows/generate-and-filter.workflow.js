@@ -150,6 +150,7 @@ async function run(wf, args) {
   const summary = await wf.phase('synthesize', async () => {
     if (strongest.length === 0)
       return 'No ideas were generated, so there is nothing to choose from.';
+    // A one-item wf.parallel: a failed synthesis becomes null instead of failing the run.
     const [synthesis] = await wf.parallel([
       () =>
         wf.synthesize({

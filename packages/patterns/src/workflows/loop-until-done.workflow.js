@@ -88,6 +88,7 @@ async function run(wf, args) {
         ? 'The first round failed, so there are no findings.'
         : 'No findings: the first round found nothing to report.';
     }
+    // A one-item wf.parallel: a failed synthesis becomes null instead of failing the run.
     const [synthesis] = await wf.parallel([
       () =>
         wf.synthesize({

@@ -104,6 +104,7 @@ async function run(wf, args) {
     if (completed.length === 0) {
       return `No investigator returned a finding (${investigated.length} failed); the question is unanswered.`;
     }
+    // A one-item wf.parallel: a failed synthesis becomes null instead of failing the run.
     const [result] = await wf.parallel([
       () =>
         wf.synthesize({

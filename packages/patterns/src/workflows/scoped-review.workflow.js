@@ -191,12 +191,14 @@ async function run(wf, args) {
       verifierAnomalies: verification.anomalies,
       failures,
     };
+    // A one-item wf.parallel: a failed write becomes null instead of failing the run.
     const [written] = await wf.parallel([() => wf.artifact('scoped-review-audit', record)]);
     if (!written) failures.push(failureOf(wf, 'audit-artifact'));
     return written || null;
   });
 
   const summary = await wf.phase('final-synthesis', async () => {
+    // A one-item wf.parallel: a failed synthesis becomes null instead of failing the run.
     const [synthesis] = await wf.parallel([
       () =>
         wf.synthesize({
