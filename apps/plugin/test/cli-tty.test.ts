@@ -102,4 +102,30 @@ describe('live progress on a TTY', () => {
     // The cursor was shown again and no escape sequence leaked as text.
     expect(final).not.toMatch(/\[\?25|\[\d+A|\[J/);
   }, 60_000);
+
+  it('Ctrl-C on the terminal stops the run: the note sits above one final frame, exit 130', async () => {
+    const session = 'interrupt';
+    const command = [
+      `cd ${shellQuote(p.dir)}`,
+      `export LANG=C.UTF-8 HOME=${shellQuote(p.env.HOME as string)} DSH_HOME=${shellQuote(p.home)}`,
+      `${shellQuote(process.execPath)} ${shellQuote(WF_BIN)} run angles.workflow.json --delay-ms 5000`,
+      'echo WF_EXIT=$?',
+      'sleep 120',
+    ].join('; ');
+    tmux('new-session', '-d', '-s', session, '-x', '120', '-y', '40', command);
+    await until(session, (s) => (s.match(/● \w+\s+running/g) ?? []).length >= 4);
+    tmux('send-keys', '-t', session, 'C-c');
+    const final = await until(session, (s) => s.includes('WF_EXIT='));
+    const lines = final.split('\n').map((l) => l.trimEnd());
+    expect(lines).toContain('WF_EXIT=130');
+    const note = lines.findIndex((l) => l.startsWith('wf: Ctrl-C: stopping run run-'));
+    const header = lines.findIndex((l) => l.startsWith('angles-demo · '));
+    expect(note).toBeGreaterThan(-1);
+    expect(header).toBeGreaterThan(note);
+    expect(lines.filter((l) => l.startsWith('angles-demo · '))).toHaveLength(1);
+    expect(lines[header]).toMatch(/^angles-demo · stopped · /);
+    expect(final).toMatch(/■ scope +stopped /);
+    expect(final).toMatch(/^agents 4: 0 running, 0 done, 0 failed, 4 stopped/m);
+    expect(final).toMatch(/^run run-[\w-]+ stopped in /m);
+  }, 60_000);
 });

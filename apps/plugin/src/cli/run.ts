@@ -221,21 +221,23 @@ async function finishRun(
   resumedFrom?: string,
 ): Promise<ExitCode> {
   let interrupted = false;
+  let view: ProgressView | undefined;
+  // Through the live view when there is one, so a TTY frame is not torn by the message.
+  const say = (line: string) => (view ? view.note(line) : printNote(ctx, line));
   const onSigint = () => {
     if (interrupted) {
       // A second Ctrl-C: the user does not want to wait for children to stop.
-      printNote(ctx, '\nwf: interrupted again, exiting now');
+      say('wf: interrupted again, exiting now');
       process.exit(EXIT.interrupted);
     }
     interrupted = true;
-    printNote(
-      ctx,
-      `\nwf: Ctrl-C: stopping run ${handle.runId} (children are being stopped; Ctrl-C again to exit now)`,
+    say(
+      `wf: Ctrl-C: stopping run ${handle.runId} (children are being stopped; Ctrl-C again to exit now)`,
     );
     handle.stop('interrupted by Ctrl-C (SIGINT)');
   };
   process.on('SIGINT', onSigint);
-  const view: ProgressView | undefined =
+  view =
     ctx.json || !progress
       ? undefined
       : createProgressView({
@@ -291,7 +293,10 @@ async function finishRun(
     ctx,
     `run ${handle.runId} ${done.status} in ${duration(c.wallClockDurationMs)} · ${c.agentsStarted} agents · ${grouped(c.tokenUsage.totalTokens)} simulated tokens · peak ${c.peakConcurrency} at once`,
   );
-  printLine(ctx, `  wf show ${handle.runId}   wf report ${handle.runId}`);
+  printLine(
+    ctx,
+    `  wf show ${handle.runId}   wf report ${handle.runId}${done.status === 'stopped' ? `   wf resume ${handle.runId}` : ''}`,
+  );
   return code;
 }
 

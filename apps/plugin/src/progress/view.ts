@@ -33,6 +33,8 @@ export interface ProgressViewOptions {
 export interface ProgressView {
   readonly model: RunModel;
   event(event: RunEventLike): void;
+  /** Prints a line above the live frame (a TTY frame is cleared, then redrawn below it). */
+  note(line: string): void;
   /** Draws the last frame (TTY) and stops the clock. Idempotent. */
   finish(): void;
 }
@@ -87,6 +89,12 @@ function ttyView(
       applyRunEvent(model, event);
       schedule();
     },
+    note(line) {
+      const up = drawn > 1 ? `\u001b[${drawn - 1}A` : '';
+      out.write(`${drawn > 0 ? `\r${up}\u001b[J` : ''}${clean(line)}\n`);
+      drawn = 0;
+      if (!finished) draw();
+    },
     finish() {
       if (finished) return;
       finished = true;
@@ -109,6 +117,9 @@ function plainView(model: RunModel, out: ProgressStream, now: () => number): Pro
         const at = duration((typeof event.time === 'number' ? event.time : now()) - t0);
         out.write(`[${at.padStart(7)}] ${line}\n`);
       }
+    },
+    note(line) {
+      out.write(`${clean(line)}\n`);
     },
     finish() {
       // Plain lines are written as events arrive; nothing is pending.
