@@ -219,3 +219,57 @@ describe('buildReviewPackets budget invariants', () => {
     );
   });
 });
+
+describe('buildReviewPackets on arbitrary input', () => {
+  // Lines that look like parts of a diff, in any order, plus arbitrary text: the builder must
+  // always answer with data (never throw, never hang) and keep its budget invariants.
+  const diffish = fc.oneof(
+    fc.constantFrom(
+      'diff --git a/x.ts b/x.ts',
+      'diff --git "a/q\\303\\251.ts" "b/q\\303\\251.ts"',
+      'diff --cc m.ts',
+      '--- a/x.ts',
+      '+++ b/x.ts',
+      '--- /dev/null',
+      '+++ /dev/null',
+      '@@ -1,2 +1,3 @@',
+      '@@ -0,0 +1 @@',
+      '@@@ -1,2 -1,2 +1,2 @@@',
+      '@@ broken',
+      'new file mode 100644',
+      'deleted file mode 100755',
+      'rename from a.ts',
+      'rename to b.ts',
+      'similarity index 90%',
+      'GIT binary patch',
+      'literal 12',
+      'Binary files a/x and b/x differ',
+      '\\ No newline at end of file',
+      '',
+    ),
+    fc.string({ maxLength: 30 }).map((t) => `+${t}`),
+    fc.string({ maxLength: 30 }).map((t) => `-${t}`),
+    fc.string({ maxLength: 30 }).map((t) => ` ${t}`),
+    fc.string({ maxLength: 300 }),
+  );
+
+  it('answers with data and keeps budgets for any sequence of diff-like lines', () => {
+    fc.assert(
+      fc.property(fc.array(diffish, { maxLength: 60 }), (parts) => {
+        const r = buildReviewPackets(parts.join('\n'), { maxPacketBytes: 4_096, maxLineChars: 80 });
+        if (!r.ok) {
+          expect(Object.values(PATTERNS_ERROR_CODES)).toContain(r.error.code);
+          expect(r.error.message.length).toBeGreaterThan(0);
+          return;
+        }
+        for (const p of r.packets) {
+          expect(p.id).toMatch(/^pkt-[0-9a-f]{16}$/);
+          if (!p.oversize) expect(p.bytes).toBeLessThanOrEqual(4_096);
+          expect(p.bytes).toBe(Buffer.byteLength(p.diff));
+        }
+        expect(r.files.every((f) => f.packetIds.length > 0)).toBe(true);
+      }),
+      { numRuns: 400, seed: 7 },
+    );
+  });
+});
