@@ -4,7 +4,7 @@
 // call, fixes the override mistake and freezes the intrinsics (invariants 1 and 5).
 // Plain JavaScript text on purpose: it runs inside QuickJS, never in Node.
 
-const KERNEL_TEXT = `(function bootstrap(hostCall, configText) {
+const KERNEL_TEXT = `(function bootstrap(hostCall) {
 'use strict';
 const G = globalThis;
 const ObjectC = Object;
@@ -42,17 +42,20 @@ const RealDate = Date;
 const DateProto = RealDate.prototype;
 const dateToString = DateProto.toString;
 
-const config = jsonParse(configText);
-const maxErrorChars = config.maxErrorChars;
-const maxResultChars = config.maxResultChars;
+// Per-run settings arrive through configure(); the rest of the kernel is run-independent, so a
+// context can be prepared before its run is known (it is still fresh: no guest code ran in it).
+let configured = false;
+let runSeed = 0;
+let maxErrorChars = 2000;
+let maxResultChars = 0;
 
 const isObjectLike = (v) => (typeof v === 'object' && v !== null) || typeof v === 'function';
 
 // invariant 5: Math.random is a seeded PRNG (sfc32 seeded through splitmix32).
 let s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-{
-  let x = (config.seed % 4294967296) >>> 0;
-  const hi = mathFloor(config.seed / 4294967296) >>> 0;
+const seedRandom = (seed) => {
+  let x = (seed % 4294967296) >>> 0;
+  const hi = mathFloor(seed / 4294967296) >>> 0;
   const next = () => {
     x = (x + 0x9e3779b9) | 0;
     let z = x ^ hi;
@@ -61,7 +64,7 @@ let s0 = 0, s1 = 0, s2 = 0, s3 = 0;
     return (z ^ (z >>> 16)) >>> 0;
   };
   s0 = next(); s1 = next(); s2 = next(); s3 = next();
-}
+};
 const random = ({ random() {
   const t0 = (s0 + s1) | 0;
   s0 = s1 ^ (s1 >>> 9);
@@ -76,7 +79,7 @@ defineProperty(Math, 'random', { value: random, writable: true, enumerable: fals
 
 // invariant 5: Date reads a logical clock the host sets (journaled by the engine), never the
 // host wall clock. Instances stay real Dates; the real constructor becomes unreachable.
-let clock = config.startTime;
+let clock = 0;
 const FakeDate = function Date(...args) {
   if (new.target === undefined) return apply(dateToString, construct(RealDate, [clock]), []);
   if (args.length === 0) return construct(RealDate, [clock], new.target);
@@ -195,12 +198,6 @@ const callCapability = (name, input) => {
     apply(mapSet, pendingCalls, [ticket, entry]);
   });
 };
-const caps = create(null);
-for (const name of config.capabilities) {
-  const fn = ({ [name](input) { return callCapability(name, input); } })[name];
-  caps[name] = freeze(fn);
-}
-freeze(caps);
 
 // SES-style property overrides: these inherited data properties become accessors so that
 // assigning err.message or obj.toString on an ordinary object keeps working after the freeze.
@@ -302,11 +299,31 @@ const deepFreeze = (root) => {
   return root;
 };
 
+let caps = null;
+// Called once per run, before any prelude or guest code: seed, clock, limits, capabilities.
+const configure = (configText) => {
+  if (configured) throw new TypeErrorC('the kernel is already configured');
+  configured = true;
+  const config = jsonParse(configText);
+  runSeed = config.seed;
+  seedRandom(runSeed);
+  clock = config.startTime;
+  maxErrorChars = config.maxErrorChars;
+  maxResultChars = config.maxResultChars;
+  caps = create(null);
+  for (const name of config.capabilities) {
+    const fn = ({ [name](input) { return callCapability(name, input); } })[name];
+    caps[name] = freeze(fn);
+  }
+  freeze(caps);
+  return prepare;
+};
+
 const prepare = (preludeFn) => {
   let api = caps;
   if (preludeFn !== undefined) {
     if (typeof preludeFn !== 'function') throw new TypeErrorC('the prelude must evaluate to a function');
-    api = apply(preludeFn, undefined, [caps, freeze({ seed: config.seed })]);
+    api = apply(preludeFn, undefined, [caps, freeze({ seed: runSeed })]);
   }
   deepFreeze(api);
   const launch = async (run, argsText) => {
@@ -336,7 +353,7 @@ const prepare = (preludeFn) => {
 };
 
 const kernel = create(null);
-kernel.prepare = prepare;
+kernel.configure = configure;
 kernel.describe = describe;
 kernel.deliver = deliver;
 return freeze(kernel);

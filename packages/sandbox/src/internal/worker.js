@@ -153,6 +153,7 @@ function getModule() {
 function retireModule(entry) {
   if (entry.retired) return;
   entry.retired = true;
+  dropWarmSlot(entry);
   // A fresh module is prepared at once so the next run does not wait for instantiation (only
   // when the retired one is current: several retirements in a row load one replacement).
   if (currentEntry === entry) void loadModule();
@@ -471,35 +472,126 @@ function isEnded(run) {
 }
 
 /**
+ * A fresh runtime + context with the kernel already evaluated, not yet given to any run. It is
+ * built while the worker is idle so a run does not wait for the kernel; no guest code has run
+ * in it, and it serves exactly one run.
+ * @typedef {object} Slot
+ * @property {ModuleEntry} entry
+ * @property {QuickJSRuntime} rt
+ * @property {QuickJSContext} ctx
+ * @property {QuickJSHandle[]} handles
+ * @property {QuickJSHandle} configure
+ * @property {QuickJSHandle} describe
+ * @property {QuickJSHandle} deliver
+ * @property {{ run: Run | null }} owner
+ */
+
+/**
+ * @param {ModuleEntry} entry
+ * @returns {Slot}
+ */
+function buildSlot(entry) {
+  /** @type {{ run: Run | null }} */
+  const owner = { run: null };
+  const rt = entry.mod.newRuntime();
+  // The kernel is trusted and terminates; guest limits apply once a run owns the slot.
+  rt.setInterruptHandler(() => owner.run?.shouldInterrupt() ?? false);
+  const ctx = rt.newContext();
+  /** @type {QuickJSHandle[]} */
+  const handles = [];
+  const fail = () => {
+    for (const h of handles) if (h.alive) h.dispose();
+    ctx.dispose();
+    rt.dispose();
+    throw new Error('the sandbox kernel failed to load');
+  };
+  const boot = ctx.evalCode(BOOTSTRAP_SOURCE, 'sandbox-kernel.js', { strict: true });
+  if (boot.error) {
+    boot.error.dispose();
+    return fail();
+  }
+  handles.push(boot.value);
+  const hostFn = ctx.newFunction('host', (requestH) => {
+    const run = owner.run;
+    if (run === null) return ctx.newString(refusal('WF_SANDBOX_BAD_CALL', 'no run'));
+    return hostCall(run, ctx, requestH);
+  });
+  handles.push(hostFn);
+  const kernelR = ctx.callFunction(boot.value, ctx.undefined, hostFn);
+  if (kernelR.error) {
+    kernelR.error.dispose();
+    return fail();
+  }
+  const kernel = kernelR.value;
+  handles.push(kernel);
+  // Read before any prelude or guest code ran: the kernel object is null-prototype and frozen.
+  const configure = ctx.getProp(kernel, 'configure');
+  const describe = ctx.getProp(kernel, 'describe');
+  const deliver = ctx.getProp(kernel, 'deliver');
+  handles.push(configure, describe, deliver);
+  return { entry, rt, ctx, handles, configure, describe, deliver, owner };
+}
+
+/** @type {Slot | null} */
+let warmSlot = null;
+let warming = false;
+
+/** Prepares the next run's slot once the worker is idle. */
+function scheduleWarm() {
+  if (warming) return;
+  warming = true;
+  setImmediate(() => {
+    warming = false;
+    const entry = currentEntry;
+    if (warmSlot !== null || entry === null || entry.retired || entry.dead) return;
+    try {
+      warmSlot = buildSlot(entry);
+    } catch {
+      warmSlot = null;
+    }
+  });
+}
+
+/** @param {ModuleEntry} entry */
+function dropWarmSlot(entry) {
+  const slot = warmSlot;
+  if (slot === null || slot.entry !== entry) return;
+  warmSlot = null;
+  try {
+    for (const h of slot.handles) if (h.alive) h.dispose();
+    slot.ctx.dispose();
+    slot.rt.dispose();
+  } catch {
+    // The module is being retired anyway.
+  }
+}
+
+/**
  * @param {Run} run
  * @param {ModuleEntry} entry
  */
 function setUp(run, entry) {
   const L = run.limits;
-  const rt = entry.mod.newRuntime();
+  let slot = warmSlot;
+  if (slot !== null && slot.entry === entry) warmSlot = null;
+  else slot = buildSlot(entry);
+  const { rt, ctx } = slot;
   run.rt = rt;
+  run.ctx = ctx;
+  run.handles.push(...slot.handles);
+  run.deliver = slot.deliver;
   // The engine's own limit only refuses single allocations reliably in this build (its per-block
   // accounting lacks malloc_usable_size); the host-side sampling in shouldInterrupt is the bound.
   rt.setMemoryLimit(L.memoryBytes);
   rt.setMaxStackSize(L.stackBytes);
-  rt.setInterruptHandler(() => run.shouldInterrupt());
-  const ctx = rt.newContext();
-  run.ctx = ctx;
+  slot.owner.run = run;
   run.beginSlice();
   run.lastSample = run.sliceStart;
   const fail = (/** @type {string} */ code, /** @type {string} */ message) => {
     endRun(run, { status: 'failed', code, message });
   };
   try {
-    const boot = ctx.evalCode(BOOTSTRAP_SOURCE, 'sandbox-kernel.js', { strict: true });
-    if (boot.error) {
-      boot.error.dispose();
-      return fail('WF_SANDBOX_INTERNAL', 'the sandbox kernel failed to load');
-    }
-    const bootFn = boot.value;
-    run.handles.push(bootFn);
-    const hostFn = ctx.newFunction('host', (requestH) => hostCall(run, ctx, requestH));
-    run.handles.push(hostFn);
+    const describe = slot.describe;
     const config = JSON.stringify({
       seed: run.msg.seed,
       startTime: run.msg.startTime,
@@ -509,21 +601,13 @@ function setUp(run, entry) {
     });
     const configH = ctx.newString(config);
     run.handles.push(configH);
-    const kernelR = ctx.callFunction(bootFn, ctx.undefined, hostFn, configH);
-    if (kernelR.error) {
-      kernelR.error.dispose();
-      return fail('WF_SANDBOX_INTERNAL', 'the sandbox kernel failed to start');
+    const prepareR = ctx.callFunction(slot.configure, ctx.undefined, configH);
+    if (prepareR.error) {
+      prepareR.error.dispose();
+      return fail('WF_SANDBOX_INTERNAL', 'the sandbox kernel could not be configured');
     }
-    const kernel = kernelR.value;
-    run.handles.push(kernel);
-    // Read before any prelude or guest code ran: the kernel object is null-prototype and frozen.
-    const prepare = ctx.getProp(kernel, 'prepare');
+    const prepare = prepareR.value;
     run.handles.push(prepare);
-    const describe = ctx.getProp(kernel, 'describe');
-    run.handles.push(describe);
-    const deliver = ctx.getProp(kernel, 'deliver');
-    run.handles.push(deliver);
-    run.deliver = deliver;
     /** @param {QuickJSHandle} errH */
     const describeError = (errH) => {
       const r = ctx.callFunction(describe, ctx.undefined, errH);
@@ -783,6 +867,8 @@ function endRun(run, ending) {
   run.held = held;
   if (!run.interrupted && run.killed === null) run.sampleMemory();
   post({ t: 'end', runId: run.id, ...ending, held, stats: run.stats() });
+  // Built after the end is reported, so it never delays a run that is waiting on the host.
+  scheduleWarm();
   // Kill endings with outstanding host calls wait for the host to abort and drain them first.
   if (!held) tearDown(run);
 }
@@ -920,6 +1006,9 @@ port.on('message', (/** @type {any} */ msg) => {
 });
 
 void getModule().then(
-  () => post({ t: 'ready' }),
+  () => {
+    scheduleWarm();
+    post({ t: 'ready' });
+  },
   () => post({ t: 'ready' }),
 );
