@@ -296,7 +296,7 @@ describe('Ctrl-C and resume', () => {
     timeout: 90_000,
   }, async () => {
     const child = startWf(
-      ['run', capsule, '--args', '{"question":"slow"}', '--delay-ms', '4000', '--seed', '3'],
+      ['run', capsule, '--args', '{"question":"slow"}', '--delay-ms', '8000', '--seed', '3'],
       p,
     );
     const done = collect(child, 60_000);

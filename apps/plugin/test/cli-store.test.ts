@@ -107,17 +107,11 @@ describe('wf runs / show / events', () => {
   });
 
   it('wf events --follow streams a live run and ends when the run ends', async () => {
-    const run = startWf(['run', 'angles.workflow.json', '--delay-ms', '700', '--json'], p);
+    const run = startWf(['run', 'angles.workflow.json', '--delay-ms', '1500'], p);
     const runDone = collect(run);
-    // The run directory appears once the engine has begun the run.
-    let id: string | undefined;
-    for (let i = 0; i < 100 && !id; i += 1) {
-      const list = json(await wf(['runs', '--json'], p)) as {
-        runs: { runId: string; status: string }[];
-      };
-      id = list.runs.find((x) => x.status === 'running')?.runId;
-      if (!id) await new Promise((r) => setTimeout(r, 100));
-    }
+    // The plain progress names the run as soon as the engine has begun it.
+    const text = await waitForOutput(run, 'stderr', (t) => /started \(run (run-[\w-]+)\)/.test(t));
+    const id = /started \(run (run-[\w-]+)\)/.exec(text)?.[1];
     expect(id).toBeDefined();
     const follow = await wf(
       ['events', id as string, '--follow', '--json', '--interval-ms', '50'],
@@ -253,7 +247,7 @@ describe('corrupt runs, delete-run and prune', () => {
   });
 
   it('an active run cannot be deleted, not even with --force (exit 4)', async () => {
-    const run = startWf(['run', 'angles.workflow.json', '--delay-ms', '3000'], p);
+    const run = startWf(['run', 'angles.workflow.json', '--delay-ms', '8000'], p);
     const runDone = collect(run);
     const text = await waitForOutput(run, 'stderr', (t) => /started \(run (run-[\w-]+)\)/.test(t));
     const id = /started \(run (run-[\w-]+)\)/.exec(text)?.[1] as string;
