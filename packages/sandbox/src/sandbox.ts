@@ -97,6 +97,8 @@ class PoolWorker {
   /** [slice start (epoch ms), run id or 0], written by the worker around every guest slice. */
   readonly slice = new Float64Array(new SharedArrayBuffer(16));
   alive = true;
+  /** The worker loaded QuickJS and said so. */
+  started = false;
 
   constructor(
     id: string,
@@ -117,8 +119,10 @@ class PoolWorker {
       markReady = resolve;
     });
     this.worker.on('message', (msg: { t?: string }) => {
-      if (msg.t === 'ready') markReady();
-      else onMessage(this, msg);
+      if (msg.t === 'ready') {
+        this.started = true;
+        markReady();
+      } else onMessage(this, msg);
     });
     const gone = () => {
       markReady();
@@ -275,10 +279,16 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     return best;
   }
 
+  /** Workers that died before they ever became ready, in a row (a broken install, not a guest). */
+  let earlyDeaths = 0;
+  const MAX_EARLY_DEATHS = 3;
+
   function replace(w: PoolWorker): void {
     const i = pool.indexOf(w);
     if (i >= 0) pool.splice(i, 1);
-    if (!closed) pool.push(spawn());
+    earlyDeaths = w.started ? 0 : earlyDeaths + 1;
+    // Never respawn in a tight loop: a worker that cannot start is replaced only by a later run.
+    if (!closed && earlyDeaths <= MAX_EARLY_DEATHS) pool.push(spawn());
   }
 
   function onGone(w: PoolWorker): void {
@@ -628,6 +638,14 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   }
 
   for (let i = 0; i < poolSize; i += 1) pool.push(spawn());
-  await Promise.all(pool.map((w) => w.ready));
+  const first = [...pool];
+  await Promise.all(first.map((w) => w.ready));
+  if (!first.some((w) => w.started)) {
+    await close();
+    throw new SandboxError(
+      'WF_SANDBOX_WORKER_LOST',
+      'no worker thread could start the QuickJS engine',
+    );
+  }
   return Object.freeze({ run, close });
 }
