@@ -121,7 +121,10 @@ export type BuildReviewPacketsResult =
       readonly rangeId: string;
       readonly packets: readonly ReviewPacket[];
       readonly files: readonly ReviewFileSummary[];
-      /** Text before the first file (a `git show` commit header), as given. */
+      /**
+       * Text outside every file section, in order: a `git show` / `git log -p` commit header, a
+       * `git format-patch` email header and signature. Not part of any packet.
+       */
       readonly preamble: string;
       readonly warnings: readonly DiffWarning[];
     }

@@ -394,6 +394,37 @@ describe('other producers of diffs', () => {
     expect(r.files.map((f) => [f.path, f.additions])).toEqual([['a.txt', 1]]);
   });
 
+  it('reads git log -p and a format-patch series, keeping commit headers out of the packets', () => {
+    repo.write('log.txt', lines(20, 'log'));
+    repo.commitAll('base for the series');
+    repo.write('log.txt', lines(21, 'log'));
+    repo.write('b.bin', new Uint8Array([0, 1, 2, 3]));
+    repo.commitAll('second\n\nwith a body');
+    repo.write('log.txt', lines(22, 'log'));
+    repo.chmod('log.txt', 0o755);
+    repo.commitAll('third');
+    const cases = [
+      // newest first
+      [repo.git('log', '-p', '--binary', '-2'), ['log.txt', 'b.bin', 'log.txt']],
+      // oldest first, as emails
+      [repo.git('format-patch', '--stdout', '--binary', 'HEAD~2'), ['b.bin', 'log.txt', 'log.txt']],
+    ] as const;
+    for (const [text, paths] of cases) {
+      const r = build(text);
+      expect(r.warnings).toEqual([]);
+      expect(r.files.map((f) => f.path)).toEqual(paths);
+      expect(r.files.map((f) => [f.additions, f.deletions, f.binary])).toEqual(
+        paths.map((p) => (p === 'b.bin' ? [0, 0, true] : [1, 0, false])),
+      );
+      expect(r.files.find((f) => f.newMode === '100755')?.path).toBe('log.txt');
+      expect(r.preamble).toContain('third');
+      expect(r.preamble).toContain('with a body');
+      for (const p of r.packets) {
+        expect(p.diff).not.toMatch(/^(commit [0-9a-f]{40}|From [0-9a-f]{40} |-- $)/m);
+      }
+    }
+  });
+
   it('parses a merge commit shown as a combined diff', () => {
     repo.git('checkout', '-q', '-b', 'side');
     repo.write('a.txt', lines(6, 'a').replace('a line 0', 'side line 0'));

@@ -53,6 +53,9 @@ const HUNK = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@(.*)$/;
 const COMBINED_HUNK = /^(@{3,}) ((?:-\d+(?:,\d+)? )+)\+(\d+)(?:,(\d+))? \1(.*)$/;
 const GIT_HEADER = /^diff --git /;
 const COMBINED_HEADER = /^diff --(?:cc|combined) /;
+// Between file sections of several commits: `git log -p` commit headers, `git format-patch`
+// email headers and the "-- " signature before the git version.
+const SEPARATOR = /^(?:commit [0-9a-f]{7,64}(?: |$)|From [0-9a-f]{40} |-- $)/;
 
 /** Decodes a C-style quoted git path (`"a/caf\303\251"`) to a string. */
 export function unquoteGitPath(text: string): string | null {
@@ -326,7 +329,19 @@ export function parseUnifiedDiff(text: string): ParseOutcome {
   }
 
   const files: ParsedFile[] = [];
+  // A separator, or the blank line git prints before a `git log -p` commit header.
+  const atSeparator = (k: number) =>
+    gitMode &&
+    (SEPARATOR.test(lines[k] ?? '') || (lines[k] === '' && SEPARATOR.test(lines[k + 1] ?? '')));
   while (i < lines.length) {
+    if (!isFileStart(lines[i] as string, lines[i + 1], plainMode)) {
+      // Only a separator leads here: keep what follows it, up to the next file, as preamble.
+      while (i < lines.length && !isFileStart(lines[i] as string, lines[i + 1], plainMode)) {
+        preamble.push(lines[i] as string);
+        i += 1;
+      }
+      continue;
+    }
     const first = lines[i] as string;
     const combined = COMBINED_HEADER.test(first);
     const b = newBuilder(i + 1, combined);
@@ -351,6 +366,7 @@ export function parseUnifiedDiff(text: string): ParseOutcome {
       const line = lines[i] as string;
       if (line.startsWith('@@')) break;
       if (b.headerLines.length > 0 && isFileStart(line, lines[i + 1], plainMode)) break;
+      if (atSeparator(i)) break;
       if (line.startsWith('--- ') && lines[i + 1]?.startsWith('+++ ')) {
         b.oldPath = markerPath(line.slice(4), plainMode);
         b.newPath = markerPath((lines[i + 1] as string).slice(4), plainMode);
@@ -369,7 +385,7 @@ export function parseUnifiedDiff(text: string): ParseOutcome {
         // The base85 payload never contains a space, so it cannot look like a file header.
         for (i += 1; i < lines.length; i += 1) {
           const payload = lines[i] as string;
-          if (GIT_HEADER.test(payload) || COMBINED_HEADER.test(payload)) break;
+          if (GIT_HEADER.test(payload) || COMBINED_HEADER.test(payload) || atSeparator(i)) break;
           b.binaryPayloadLines += 1;
         }
         i -= 1;
@@ -467,7 +483,8 @@ export function parseUnifiedDiff(text: string): ParseOutcome {
       while (
         i < lines.length &&
         !(lines[i] as string).startsWith('@@') &&
-        !isFileStart(lines[i] as string, lines[i + 1], plainMode)
+        !isFileStart(lines[i] as string, lines[i + 1], plainMode) &&
+        !atSeparator(i)
       ) {
         b.strayLines.push(lines[i] as string);
         i += 1;
