@@ -127,9 +127,11 @@ export function hostLeaks(text: string): string[] {
     'file://',
     process.version,
     `Node.js ${process.versions.node}`,
-    '    at ',
   ];
   for (const n of needles) if (n.length > 1 && text.includes(n)) found.push(n);
+  // A host stack frame (guest frames look like `at run (workflow.js:3:9)`).
+  const frame = /\bat [^\n"]*\((?:node:|file:|\/)[^)]*\)/.exec(text);
+  if (frame) found.push(frame[0]);
   for (const v of envNeedles) if (text.includes(v)) found.push(`env:${v.slice(0, 12)}...`);
   return found;
 }
