@@ -286,6 +286,46 @@ describe('determinism', () => {
     expect(value(again)).toBe(r);
   });
 
+  it('applies setNow when that call result is delivered, not when it is set', async () => {
+    const src = `async function run(api) {
+      const seen = [Date.now()];
+      const late = api.late().then(() => seen.push(['late', Date.now()]));
+      const early = api.early().then(() => seen.push(['early', Date.now()]));
+      await Promise.all([late, early]);
+      seen.push(Date.now());
+      return seen;
+    }`;
+    const o = await sb.run({
+      source: src,
+      startTime: 10,
+      capabilities: {
+        late: (_i, ctx) => {
+          ctx.setNow(100);
+          return new Promise((r) => setTimeout(r, 60));
+        },
+        early: (_i, ctx) => {
+          ctx.setNow(200);
+          return new Promise((r) => setTimeout(r, 5));
+        },
+      },
+    });
+    expect(value(o)).toEqual([10, ['early', 200], ['late', 100], 100]);
+  });
+
+  it('omits capability error data that cannot cross, keeping the error', async () => {
+    const o = await sb.run({
+      source: `async function run(api) { try { await api.x(); } catch (e) { return [e.code, e.data === undefined]; } }`,
+      capabilities: {
+        x: () => {
+          const data: Record<string, unknown> = {};
+          data.self = data;
+          throw Object.assign(new Error('cyclic data'), { code: 'WF_TEST_CYCLE', data });
+        },
+      },
+    });
+    expect(value(o)).toEqual(['WF_TEST_CYCLE', true]);
+  });
+
   it('delivers settlements in the order the host promises settled', async () => {
     const src = `async function run(api) {
       const order = [];
