@@ -2,7 +2,15 @@
 // directory with its own DSH_HOME, so tests never touch the user's catalog or runs. The build runs
 // once per test file under a cross-process lock (test files run in parallel workers).
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -44,9 +52,40 @@ export async function buildWf(): Promise<void> {
           error ? fail(new Error(`tsc -b apps/plugin failed:\n${stdout}${stderr}`)) : ok(),
       );
     });
+    // Other test files (wf check's, the DSH end-to-end workspace) build apps/plugin too. Two
+    // builds of stale outputs overlapping would rewrite dist/ under a running wf, so wait until
+    // nobody else is building; later builds of up-to-date outputs write nothing.
+    await otherBuildsDone();
   } finally {
     rmSync(LOCK, { recursive: true, force: true });
   }
+}
+
+function otherBuilders(): number[] {
+  if (process.platform !== 'linux') return [];
+  const out: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      const argv = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+      if (
+        argv.some((a) => /typescript[\\/]bin[\\/]tsc$|[\\/]tsc$/.test(a)) &&
+        argv.includes('-b') &&
+        argv.some((a) => /apps[\\/]plugin\/?$/.test(a))
+      ) {
+        out.push(Number(entry));
+      }
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  return out;
+}
+
+async function otherBuildsDone(): Promise<void> {
+  const deadline = Date.now() + 180_000;
+  while (otherBuilders().length > 0 && Date.now() < deadline)
+    await new Promise((r) => setTimeout(r, 250));
 }
 
 export interface Project {
