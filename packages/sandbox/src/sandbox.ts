@@ -241,7 +241,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       `options.poolSize must be an integer from 1 to 256, got ${String(poolSize)}`,
     );
   }
-  const moduleHighWaterBytes = options.moduleHighWaterBytes ?? 256 * 1024 * 1024;
+  const moduleHighWaterBytes = options.moduleHighWaterBytes ?? 128 * 1024 * 1024;
   const moduleMaxRuns = options.moduleMaxRuns ?? 2000;
   for (const [key, value] of [
     ['moduleHighWaterBytes', moduleHighWaterBytes],

@@ -41,7 +41,7 @@ export interface SandboxOptions {
   poolSize?: number;
   /** Defaults for every run; a request's `limits` override them. */
   limits?: Partial<SandboxLimits>;
-  /** Retire a WASM module once its linear memory exceeds this (default 256 MiB). */
+  /** Retire a WASM module once its linear memory exceeds this (default 128 MiB). */
   moduleHighWaterBytes?: number;
   /** Retire a WASM module after this many runs (default 2000). */
   moduleMaxRuns?: number;

@@ -56,7 +56,7 @@ if (parentPort === null) throw new Error('this module must run in a worker threa
 const port = parentPort;
 const workerId = /** @type {string} */ (workerData?.workerId ?? 'w?');
 const moduleHighWaterBytes = /** @type {number} */ (
-  workerData?.moduleHighWaterBytes ?? 256 * 1024 * 1024
+  workerData?.moduleHighWaterBytes ?? 128 * 1024 * 1024
 );
 const moduleMaxRuns = /** @type {number} */ (workerData?.moduleMaxRuns ?? 2000);
 // Shared with the main thread: [slice start (epoch ms), run id or 0]. QuickJS polls its interrupt
