@@ -275,6 +275,7 @@ export function createEngine(options: EngineOptions): Engine {
       const journal = new Journal({
         record: (entry) => recorder.journal(runId, entry),
         ...(prepared.replay ? { replay: prepared.replay } : {}),
+        onIssue: (entry) => r.reserveReplayed(entry),
         onReplay: (entry) => r.applyReplay(entry),
         onDrained: () => r.relaunchUnfinished(),
         onDiverged: (error) => r.fail(error),

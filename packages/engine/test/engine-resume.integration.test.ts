@@ -48,12 +48,10 @@ describe('journal and resume', () => {
   it.each([3, 7, 12])(
     'resumes a run cut after %i journal entries without re-running journaled children, with the uninterrupted result',
     async (cut) => {
-      const reference = await runToEnd(
-        createEngine({ agents: createSimulatedAgents({ seed: 3 }), sandbox }),
-        start(),
-      );
+      const referenceAgents = createSimulatedAgents({ seed: 3 });
+      const reference = await runToEnd(createEngine({ agents: referenceAgents, sandbox }), start());
       expect(reference.done.error).toBeUndefined();
-    expect(reference.done.status).toBe('completed');
+      expect(reference.done.status).toBe('completed');
 
       const { recorder, inner } = cutAfter(cut);
       const first = createEngine({ agents: createSimulatedAgents({ seed: 3 }), sandbox, recorder });
@@ -76,6 +74,9 @@ describe('journal and resume', () => {
       expect(done.status).toBe('completed');
       expect(done.result).toEqual(reference.done.result);
       const rerun = agents.requests().map((r) => r.name);
+      // re-run children get exactly the task ids (and so the prompts) the uninterrupted run gave them
+      const idsByName = new Map(referenceAgents.requests().map((r) => [r.name, r.taskId]));
+      for (const r of agents.requests()) expect(r.taskId).toBe(idsByName.get(r.name));
       for (const name of journaledChildren) expect(rerun).not.toContain(name);
       expect(done.cost.cacheHits).toBe(journaledChildren.length);
       expect(events.filter((t) => t === 'cache-hit')).toHaveLength(journaledChildren.length);

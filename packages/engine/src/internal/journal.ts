@@ -14,6 +14,8 @@ export interface JournalOptions {
   readonly record: (entry: JournalEntry) => void;
   /** Journaled entries of the run being resumed (empty for a fresh run). */
   readonly replay?: readonly JournalEntry[];
+  /** Host state that the recorded call changed when it was issued (task ids, admissions). */
+  readonly onIssue?: (entry: JournalEntry) => void;
   /** Host state rebuilt from each replayed entry when it is delivered. */
   readonly onReplay?: (entry: JournalEntry) => void;
   /** Called once when every journaled entry has been delivered. */
@@ -41,6 +43,7 @@ export class Journal {
   private drained: boolean;
   private stallTimer: ReturnType<typeof setTimeout> | undefined;
   private diverged = false;
+  private pumpScheduled = false;
   private readonly options: JournalOptions;
 
   constructor(options: JournalOptions) {
@@ -74,9 +77,14 @@ export class Journal {
           this.diverge(error);
           return Promise.reject(error);
         }
+        try {
+          this.options.onIssue?.(entry);
+        } catch {
+          // best effort, as onReplay
+        }
         return new Promise((resolve, reject) => {
           this.waiting.set(seq, { entry, ctx, resolve, reject });
-          this.pump();
+          this.schedulePump();
         });
       }
       return live(input, ctx).then(
@@ -128,6 +136,20 @@ export class Journal {
           reject(e);
         }
       });
+    });
+  }
+
+  /**
+   * Answers are released in a later macrotask, never inside the call: by then every waiting
+   * call's promise has its reactions attached, so resolving them in recorded order is the order
+   * the sandbox observes (a promise resolved before its caller attached would jump the queue).
+   */
+  private schedulePump(): void {
+    if (this.pumpScheduled) return;
+    this.pumpScheduled = true;
+    setImmediate(() => {
+      this.pumpScheduled = false;
+      this.pump();
     });
   }
 

@@ -890,6 +890,27 @@ export class Run {
 
   // ---------------------------------------------------------------- replay support
 
+  /**
+   * At issue time of a journaled call: a call that created a task consumed the next task id and
+   * one admission in the recorded run, at this point of the issue order. Live calls issued while
+   * replay is still delivering then get the ids the recorded run gave them (invariant 5).
+   */
+  reserveReplayed(entry: JournalEntry): void {
+    if (!entry.outcome.ok) return;
+    if (
+      entry.method !== 'spawnAgent' &&
+      entry.method !== 'runAgent' &&
+      entry.method !== 'synthesize'
+    )
+      return;
+    const value = (entry.outcome.value as { value?: { taskId?: unknown } } | null)?.value;
+    const taskId = value?.taskId;
+    if (typeof taskId !== 'string' || !taskId.startsWith('task-')) return;
+    const n = Number(taskId.slice('task-'.length));
+    if (Number.isInteger(n) && n > this.taskSeq) this.taskSeq = n;
+    this.admitted += 1;
+  }
+
   /** Rebuilds host state from one journaled call being answered from the journal. */
   applyReplay(entry: JournalEntry): void {
     const state = (
