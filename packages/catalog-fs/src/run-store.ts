@@ -32,6 +32,7 @@ import {
   openRootDir,
   PROCESS_TOKEN,
   readRegularFile,
+  readRegularFileFrom,
   type SafeDir,
   TEMP_PREFIX,
   withDir,
@@ -189,6 +190,9 @@ interface LiveRun {
   journal: fsp.FileHandle;
   eventBuf: string[];
   journalBuf: string[];
+  /** The unwritten tail of a batch whose write failed: retried first, so no line is split. */
+  eventRest: Buffer | undefined;
+  journalRest: Buffer | undefined;
   chain: Promise<void>;
   flushScheduled: boolean;
   lastFsync: number;
@@ -225,9 +229,9 @@ function isTerminal(status: unknown): status is TerminalRunStatus {
  * the field that increases line by line (`seq` for events; `settleSeq` for the journal, whose
  * `seq` is issue order and not monotonic in the file).
  */
-function parseLines<T>(text: string, key: 'seq' | 'settleSeq'): T[] {
+function parseLines<T>(text: string, key: 'seq' | 'settleSeq', after = 0): T[] {
   const out: T[] = [];
-  let last = 0;
+  let last = after;
   const end = text.lastIndexOf('\n');
   // Anything after the last newline is a torn write from a crash: ignored, never fatal.
   const whole = end < 0 ? '' : text.slice(0, end);
@@ -282,12 +286,27 @@ function capText(value: unknown, max: number): string | undefined {
     : text;
 }
 
-async function writeAll(handle: fsp.FileHandle, text: string): Promise<void> {
-  const buffer = Buffer.from(text);
+/**
+ * Appends the retried remainder and the new lines in one write loop. On failure returns the
+ * unwritten tail, so a retry continues exactly where the kernel stopped (no split, no repeat).
+ */
+async function appendOut(
+  handle: fsp.FileHandle,
+  rest: Buffer | undefined,
+  lines: readonly string[],
+): Promise<{ wrote: boolean; rest?: Buffer; error?: unknown }> {
+  const fresh = lines.length > 0 ? Buffer.from(lines.join('')) : undefined;
+  const buffer = rest && fresh ? Buffer.concat([rest, fresh]) : (rest ?? fresh);
+  if (!buffer || buffer.length === 0) return { wrote: false };
   let offset = 0;
-  while (offset < buffer.length) {
-    const { bytesWritten } = await handle.write(buffer, offset, buffer.length - offset);
-    offset += bytesWritten;
+  try {
+    while (offset < buffer.length) {
+      const { bytesWritten } = await handle.write(buffer, offset, buffer.length - offset);
+      offset += bytesWritten;
+    }
+    return { wrote: true };
+  } catch (error) {
+    return { wrote: offset > 0, rest: buffer.subarray(offset), error };
   }
 }
 
@@ -379,6 +398,9 @@ export async function openRunStore(options: RunStoreOptions): Promise<RunStore> 
     });
   }
 
+  /** Per run: where the last events() read stopped (after a whole line), for cheap tailing. */
+  const tails = new Map<string, { ino: number; offset: number; lastSeq: number }>();
+
   const keyOf = (runId: string) => `${basePath}\0${runId}`;
 
   const persistSnapshot = (run: LiveRun): Promise<void> => {
@@ -423,10 +445,18 @@ export async function openRunStore(options: RunStoreOptions): Promise<RunStore> 
       const journal = run.journalBuf;
       run.eventBuf = [];
       run.journalBuf = [];
+      const ev = await appendOut(run.events, run.eventRest, events);
+      run.eventRest = ev.rest;
+      const jr = await appendOut(run.journal, run.journalRest, journal);
+      run.journalRest = jr.rest;
+      if (ev.wrote || jr.wrote) run.unsynced = true;
+      const failed = ev.error ?? jr.error;
+      if (failed !== undefined) {
+        // Disk full...: the unwritten bytes are retried on the next flush (finish() forces one).
+        run.writeError = failed;
+        return;
+      }
       try {
-        if (events.length > 0) await writeAll(run.events, events.join(''));
-        if (journal.length > 0) await writeAll(run.journal, journal.join(''));
-        if (events.length > 0 || journal.length > 0) run.unsynced = true;
         if (policy === 'never' && !forceSync) return;
         if (forceSync || policy === 'always' || Date.now() - run.lastFsync >= fsyncIntervalMs) {
           await sync(run);
@@ -439,9 +469,6 @@ export async function openRunStore(options: RunStoreOptions): Promise<RunStore> 
         }
         run.writeError = undefined;
       } catch (error) {
-        // Keep the lines for the next attempt (disk full...); readers drop any repeats by seq.
-        run.eventBuf = [...events, ...run.eventBuf];
-        run.journalBuf = [...journal, ...run.journalBuf];
         run.writeError = error;
       }
     });
@@ -640,6 +667,8 @@ export async function openRunStore(options: RunStoreOptions): Promise<RunStore> 
             journal,
             eventBuf: [],
             journalBuf: [],
+            eventRest: undefined,
+            journalRest: undefined,
             chain: Promise.resolve(),
             flushScheduled: false,
             lastFsync: now,
@@ -811,11 +840,11 @@ export async function openRunStore(options: RunStoreOptions): Promise<RunStore> 
           `finish needs a terminal status, got ${String(record?.status)}`,
         );
       }
-      clearInterval(run.leaseTimer);
-      clearTimeout(run.fsyncTimer);
       await flushRun(run, true);
-      await run.chain;
-      const flushError = run.writeError;
+      if (run.writeError !== undefined) {
+        // Disk full...: the run stays live with its lines buffered; flush() or finish() retries.
+        throw ioError(CODES, `writing the events of run ${runId}`, run.writeError);
+      }
       const endedAt = record.endedAt;
       const summary = capText(record.result, maxResultChars);
       Object.assign(run.snapshot, {
@@ -826,14 +855,14 @@ export async function openRunStore(options: RunStoreOptions): Promise<RunStore> 
         ...(record.error === undefined ? {} : { error: record.error }),
         owner: { ...(run.snapshot.owner as RunOwner), leaseUntil: endedAt },
       });
+      let resultText: string | undefined;
       try {
-        let resultText: string | undefined;
-        try {
-          resultText =
-            record.result === undefined ? undefined : JSON.stringify({ result: record.result });
-        } catch {
-          resultText = undefined;
-        }
+        resultText =
+          record.result === undefined ? undefined : JSON.stringify({ result: record.result });
+      } catch {
+        resultText = undefined;
+      }
+      try {
         if (resultText !== undefined) {
           const text = resultText;
           await withDir(await openRun(runId), (dir) =>
@@ -842,14 +871,17 @@ export async function openRunStore(options: RunStoreOptions): Promise<RunStore> 
         }
         run.writeError = undefined;
         await persistSnapshot(run);
-        if (run.writeError || flushError) throw run.writeError ?? flushError;
+        if (run.writeError !== undefined) throw run.writeError;
       } catch (error) {
+        // Still live: a retry of finish() writes the terminal snapshot.
         throw isCatalogFsError(error) ? error : ioError(CODES, `finishing run ${runId}`, error);
-      } finally {
-        LIVE.delete(run.key);
-        await run.events.close().catch(() => undefined);
-        await run.journal.close().catch(() => undefined);
       }
+      clearInterval(run.leaseTimer);
+      clearTimeout(run.fsyncTimer);
+      clearTimeout(run.snapshotTimer);
+      LIVE.delete(run.key);
+      await run.events.close().catch(() => undefined);
+      await run.journal.close().catch(() => undefined);
     },
 
     async load(runId) {
@@ -911,11 +943,35 @@ export async function openRunStore(options: RunStoreOptions): Promise<RunStore> 
       checkRunId(runId);
       const run = liveRun(runId);
       if (run) await flushRun(run, false);
-      const text = await readLog(runId, 'events.jsonl');
-      if (text === undefined)
-        throw new CatalogFsError(CatalogFsCode.RunNotFound, `no run ${runId}`);
       const after = eventOptions.after ?? 0;
-      const all = parseLines<RunEventRecord>(text, 'seq').filter((e) => e.seq > after);
+      // Tailing: a caller passing the last seq it saw reads only the bytes appended since.
+      const cached = tails.get(runId);
+      const read = async (offset: number) =>
+        withDir(await openRun(runId), (dir) =>
+          readRegularFileFrom(dir, 'events.jsonl', offset, MAX_LOG_BYTES, CODES),
+        );
+      let base = cached && after >= cached.lastSeq ? cached.offset : 0;
+      let last = base > 0 && cached ? cached.lastSeq : 0;
+      let chunk = await read(base);
+      if (chunk && base > 0 && (chunk.ino !== cached?.ino || chunk.size < base)) {
+        // Replaced or truncated by hand: start over.
+        base = 0;
+        last = 0;
+        chunk = await read(0);
+      }
+      if (!chunk) {
+        tails.delete(runId);
+        throw new CatalogFsError(CatalogFsCode.RunNotFound, `no run ${runId}`);
+      }
+      const end = chunk.data.lastIndexOf(0x0a);
+      const whole = end < 0 ? '' : chunk.data.subarray(0, end + 1).toString('utf8');
+      const parsed = parseLines<RunEventRecord>(whole, 'seq', last);
+      tails.set(runId, {
+        ino: chunk.ino,
+        offset: base + end + 1,
+        lastSeq: parsed.at(-1)?.seq ?? last,
+      });
+      const all = parsed.filter((e) => e.seq > after);
       return eventOptions.limit === undefined ? all : all.slice(0, eventOptions.limit);
     },
 
@@ -1009,6 +1065,7 @@ export async function openRunStore(options: RunStoreOptions): Promise<RunStore> 
           }
           await base.sync();
           await fsp.rm(base.at(trash), { recursive: true, force: true }).catch(() => undefined);
+          tails.delete(runId);
           return { ok: true, deleted: runId };
         } finally {
           await base.close();

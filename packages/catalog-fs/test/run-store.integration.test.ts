@@ -157,6 +157,26 @@ describe('recording a run', () => {
     await slow.close();
   });
 
+  it('tails: events(after) returns only newer events, reading only appended bytes', async () => {
+    await store.begin(startRecord('run-tail'));
+    for (let seq = 1; seq <= 5; seq++) store.event(event('run-tail', seq));
+    expect((await store.events('run-tail')).map((e) => e.seq)).toEqual([1, 2, 3, 4, 5]);
+    for (let seq = 6; seq <= 8; seq++) store.event(event('run-tail', seq));
+    expect((await store.events('run-tail', { after: 5 })).map((e) => e.seq)).toEqual([6, 7, 8]);
+    expect((await store.events('run-tail', { after: 8 })).map((e) => e.seq)).toEqual([]);
+    // Going back re-reads from the start.
+    expect((await store.events('run-tail', { after: 2, limit: 2 })).map((e) => e.seq)).toEqual([
+      3, 4,
+    ]);
+    await store.finish('run-tail', finishRecord());
+    // A record replaced under the same id is read afresh, not from the old offset.
+    expect(await store.delete('run-tail')).toMatchObject({ ok: true });
+    await store.begin(startRecord('run-tail'));
+    store.event(event('run-tail', 1));
+    expect((await store.events('run-tail', { after: 0 })).map((e) => e.seq)).toEqual([1]);
+    await store.finish('run-tail', finishRecord());
+  });
+
   it('ignores a torn last line and corrupt lines, never failing', async () => {
     await store.begin(startRecord('run-t'));
     for (let seq = 1; seq <= 5; seq++) store.event(event('run-t', seq));

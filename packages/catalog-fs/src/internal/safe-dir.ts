@@ -314,6 +314,49 @@ export async function readRegularFile(
   }
 }
 
+/**
+ * Reads a regular file (no final symlink) from byte `offset` to its end, at most `maxBytes`.
+ * Returns undefined when it does not exist. For tailing append-only logs.
+ */
+export async function readRegularFileFrom(
+  dir: SafeDir,
+  name: string,
+  offset: number,
+  maxBytes: number,
+  codes: ErrorCodes,
+): Promise<{ readonly data: Buffer; readonly ino: number; readonly size: number } | undefined> {
+  const shown = join(dir.path, name);
+  let handle: fsp.FileHandle;
+  try {
+    handle = await fsp.open(dir.at(name), O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+  } catch (error) {
+    const code = errno(error);
+    if (code === 'ENOENT') return undefined;
+    if (code === 'ELOOP')
+      throw new CatalogFsError(codes.unsafe, `${shown} is a symbolic link; refusing to read it`);
+    throw ioError(codes, `opening ${shown}`, error);
+  }
+  try {
+    const st = await handle.stat();
+    if (!st.isFile()) throw new CatalogFsError(codes.unsafe, `${shown} is not a regular file`);
+    const start = offset <= st.size ? offset : 0;
+    const length = Math.min(st.size - start, maxBytes);
+    const buffer = Buffer.alloc(length);
+    let read = 0;
+    while (read < length) {
+      const { bytesRead } = await handle.read(buffer, read, length - read, start + read);
+      if (bytesRead === 0) break;
+      read += bytesRead;
+    }
+    return { data: buffer.subarray(0, read), ino: st.ino, size: st.size };
+  } catch (error) {
+    if (error instanceof CatalogFsError) throw error;
+    throw ioError(codes, `reading ${shown}`, error);
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
+}
+
 /** Temp files are dotfiles `.wf-tmp-<pid>-<token>-<random>`: never listed, cleaned at open. */
 export const TEMP_PREFIX = '.wf-tmp-';
 
