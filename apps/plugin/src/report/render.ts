@@ -97,6 +97,7 @@ export function renderRunReport(input: RunReportInput, options: RunReportOptions
   }
   parts.push(renderTimeline(model, scale));
   parts.push(renderConcurrency(model, scale, peak));
+  parts.push(renderTokens(model, scale));
   parts.push(renderPhaseTable(model));
   parts.push(renderResult(result, maxResultChars));
   if (model.logs.length > 0) parts.push(renderLogs(model, t0));
@@ -183,6 +184,34 @@ function renderConcurrency(model: RunModel, scale: Scale, peak: number): string 
     `<div class="ylab0">0</div></div>`,
     `<div class="axis">${ticks(scale)}</div>`,
     `<p class="note">Agents running at once over the run; peak ${peak}.</p></section>`,
+  ].join('\n');
+}
+
+/** Tokens spent so far, stepping up as each agent reports its usage (at its end). */
+function renderTokens(model: RunModel, scale: Scale): string {
+  const ended = model.agents
+    .filter((a) => a.tokens.total > 0)
+    .map((a) => ({ time: a.endedAt ?? a.startedAt, tokens: a.tokens.total }))
+    .sort((a, b) => a.time - b.time);
+  const total = ended.reduce((sum, e) => sum + e.tokens, 0);
+  if (total === 0) return '';
+  const height = 100;
+  const x = (t: number) => round(pct(t, scale) * 10);
+  const y = (n: number) => round(height - (n / total) * (height - 4));
+  let d = `M0 ${height}`;
+  let sum = 0;
+  for (const e of ended) {
+    sum += e.tokens;
+    d += ` H${x(e.time)} V${y(sum)}`;
+  }
+  d += ` H1000 V${height} Z`;
+  return [
+    '<section class="tokens"><h2>Tokens</h2>',
+    `<div class="chart"><div class="ylab">${esc(compact(total))}</div>`,
+    `<svg viewBox="0 0 1000 ${height}" preserveAspectRatio="none" role="img" aria-label="tokens spent over time, ${total} in all"><path d="${d}"/></svg>`,
+    `<div class="ylab0">0</div></div>`,
+    `<div class="axis">${ticks(scale)}</div>`,
+    `<p class="note">Tokens spent over the run (counted when each agent ends); ${esc(grouped(total))} in all.</p></section>`,
   ].join('\n');
 }
 
@@ -420,7 +449,7 @@ code{font:12px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
 .o-running{background:repeating-linear-gradient(45deg,var(--run),var(--run) 4px,#adb5bd 4px,#adb5bd 8px)}
 .k-synthesis{outline:2px solid #5f3dc4;outline-offset:-1px}
 .chart{position:relative;margin:0 140px 0 260px;height:100px;border-left:1px solid var(--line)}
-.chart svg{width:100%;height:100%;display:block}.chart path{fill:rgba(76,110,245,.35);stroke:#4c6ef5;stroke-width:1;vector-effect:non-scaling-stroke}
+.chart svg{width:100%;height:100%;display:block}.tokens .chart path{fill:rgba(240,140,0,.3);stroke:#f08c00}.chart path{fill:rgba(76,110,245,.35);stroke:#4c6ef5;stroke-width:1;vector-effect:non-scaling-stroke}
 .ylab,.ylab0{position:absolute;left:-28px;font-size:11px;color:var(--mute)}.ylab{top:-2px}.ylab0{bottom:-2px}
 .note,.empty{color:var(--mute);font-size:12px}
 table{border-collapse:collapse;font-size:12px}th,td{border-bottom:1px solid var(--line);padding:3px 8px;text-align:left;vertical-align:top}
