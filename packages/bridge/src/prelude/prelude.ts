@@ -148,7 +148,7 @@ const PRELUDE_BODY = `
       }
       return result;
     },
-    wait: (taskId, options) => call('wait', assign({ taskId }, options)),
+    wait: (taskId, options) => call('wait', assign({}, options, { taskId })),
     snapshot: (taskId) => call('snapshot', { taskId }),
     output: (taskId) => call('output', { taskId }),
     send: (taskId, text) => call('send', { taskId, text }).then(() => undefined),
