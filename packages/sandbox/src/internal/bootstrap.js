@@ -174,28 +174,47 @@ const deliver = (message) => {
 // Set once run() has settled: calls from detached chains or from result getters/toJSON are
 // refused here, and again by the host (invariant 3 keeps only calls accepted before).
 let returned = false;
+// Calls wait in the outbox until the host drains it at the end of the slice; the host validates
+// each one (capability, caps, size, depth) before it has any effect, then answers via deliver().
+// One drain per slice instead of one host-function crossing per call.
+let outbox = [];
+let callSeq = 0;
+let maxHostCalls = 0;
+let maxOutstandingCalls = 0;
+let maxArgBytes = 0;
+const arrayJoin = Array.prototype.join;
+const drain = () => {
+  if (outbox.length === 0) return '';
+  const text = apply(arrayJoin, outbox, ['\\u0001']);
+  outbox = [];
+  return text;
+};
+const refuse = (code, message) => apply(promiseReject, PromiseC, [toError({ code, message })]);
 const callCapability = (name, input) => {
+  if (returned) return refuse('WF_SANDBOX_BRIDGE_CLOSED', 'run() has returned; new host calls are refused');
   let text = '';
-  let ticket;
-  if (returned) {
-    return apply(promiseReject, PromiseC, [toError({ code: 'WF_SANDBOX_BRIDGE_CLOSED', message: 'run() has returned; new host calls are refused' })]);
-  }
   try {
     if (input !== undefined) {
       const s = jsonStringify(input);
       if (typeof s === 'string') text = s;
     }
-    // Capability names are identifiers, so the first newline separates name and input.
-    ticket = hostCall(name + '\\n' + text);
   } catch (e) {
     return apply(promiseReject, PromiseC, [e]);
   }
-  if (typeof ticket === 'string') return apply(promiseReject, PromiseC, [toError(jsonParse(ticket))]);
+  // Early local bounds stop a flood at once (the host ends the run with status limit); the
+  // host re-checks every call when it drains the outbox.
+  if (callSeq >= maxHostCalls) hostCall('WF_SANDBOX_HOST_CALL_LIMIT');
+  else if (pendingCalls.size >= maxOutstandingCalls) hostCall('WF_SANDBOX_OUTSTANDING_LIMIT');
+  else if (text.length > maxArgBytes) hostCall('WF_SANDBOX_ARGUMENT_TOO_LARGE');
+  callSeq += 1;
+  const id = callSeq;
+  // JSON text never contains a raw newline or U+0001, and capability names are identifiers.
+  apply(arrayPush, outbox, [id + '\\n' + name + '\\n' + text]);
   return new PromiseC((resolve, reject) => {
     const entry = create(null);
     entry.resolve = resolve;
     entry.reject = reject;
-    apply(mapSet, pendingCalls, [ticket, entry]);
+    apply(mapSet, pendingCalls, [id, entry]);
   });
 };
 
@@ -310,6 +329,9 @@ const configure = (configText) => {
   clock = config.startTime;
   maxErrorChars = config.maxErrorChars;
   maxResultChars = config.maxResultChars;
+  maxHostCalls = config.maxHostCalls;
+  maxOutstandingCalls = config.maxOutstandingCalls;
+  maxArgBytes = config.maxArgBytes;
   caps = create(null);
   for (const name of config.capabilities) {
     const fn = ({ [name](input) { return callCapability(name, input); } })[name];
@@ -356,6 +378,7 @@ const kernel = create(null);
 kernel.configure = configure;
 kernel.describe = describe;
 kernel.deliver = deliver;
+kernel.drain = drain;
 return freeze(kernel);
 })`;
 

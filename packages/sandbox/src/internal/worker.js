@@ -216,6 +216,8 @@ class Run {
     this.outstanding = new Set();
     /** @type {QuickJSHandle | null} */
     this.deliver = null;
+    /** @type {QuickJSHandle | null} */
+    this.drain = null;
     this.callSeq = 0;
     this.hostCalls = 0;
     this.cpuMs = 0;
@@ -358,44 +360,71 @@ class Run {
 }
 
 /**
- * The one hidden host function. It validates typeof before reading (no coercion, no guest
- * getters), enforces the call caps, and answers with a call id or a refusal string. The request
- * is "<capability name>\n<input JSON or empty>".
+ * The one hidden host function: the kernel calls it only to report that a call cap was hit
+ * while the guest was queueing calls, so the run ends at once with status limit. It validates
+ * typeof before reading (no coercion, no guest getters).
  * @param {Run} run
  * @param {QuickJSContext} ctx
- * @param {QuickJSHandle} requestH
- * @returns {QuickJSHandle}
+ * @param {QuickJSHandle | undefined} codeH
+ * @returns {undefined}
  */
-function hostCall(run, ctx, requestH) {
-  if (run.killed !== null || run.phase === 'ended') {
-    return ctx.newString(
-      refusal('WF_SANDBOX_BRIDGE_CLOSED', 'the run has ended; host calls are refused'),
-    );
-  }
-  if (run.phase !== 'running') {
-    return ctx.newString(
-      refusal('WF_SANDBOX_BRIDGE_CLOSED', 'run() has returned; new host calls are refused'),
-    );
-  }
-  if (requestH === undefined || ctx.typeof(requestH) !== 'string') {
-    return ctx.newString(refusal('WF_SANDBOX_BAD_CALL', 'malformed host call'));
-  }
-  const request = ctx.getString(requestH);
-  const nl = request.indexOf('\n');
-  const name = nl < 0 ? '' : request.slice(0, nl);
-  if (!run.capSet.has(name)) {
-    return ctx.newString(refusal('WF_SANDBOX_UNKNOWN_CAPABILITY', 'no such capability'));
-  }
-  const text = request.slice(nl + 1);
+function hostSignal(run, ctx, codeH) {
   const L = run.limits;
-  /** @param {string} code @param {string} message */
-  const fatal = (code, message) => {
-    run.kill('limit', code, message);
-    return ctx.newString(refusal(code, message));
-  };
-  if (run.hostCalls >= L.maxHostCalls) {
-    return fatal('WF_SANDBOX_HOST_CALL_LIMIT', `more than ${L.maxHostCalls} host calls`);
+  const code = codeH !== undefined && ctx.typeof(codeH) === 'string' ? ctx.getString(codeH) : '';
+  if (code === 'WF_SANDBOX_HOST_CALL_LIMIT') {
+    run.kill('limit', code, `more than ${L.maxHostCalls} host calls`);
+  } else if (code === 'WF_SANDBOX_OUTSTANDING_LIMIT') {
+    run.kill('limit', code, `more than ${L.maxOutstandingCalls} host calls outstanding at once`);
+  } else if (code === 'WF_SANDBOX_ARGUMENT_TOO_LARGE') {
+    run.kill('limit', code, `a capability input is larger than ${L.maxArgBytes} bytes`);
   }
+  return undefined;
+}
+
+/**
+ * Takes the calls the guest queued during the slice and validates each before it has any
+ * effect: sequence, capability, caps, size and depth (invariant 2). Accepted calls go to the
+ * main thread; a cap violation ends the run with status limit.
+ * @param {Run} run
+ */
+function drainCalls(run) {
+  const ctx = run.ctx;
+  if (ctx === null || run.drain === null || run.killed !== null || run.phase === 'ended') return;
+  const r = ctx.callFunction(run.drain, ctx.undefined);
+  if (r.error) {
+    r.error.dispose();
+    return;
+  }
+  const h = r.value;
+  const text = ctx.typeof(h) === 'string' ? ctx.getString(h) : '';
+  h.dispose();
+  if (text === '') return;
+  for (const entry of text.split('\u0001')) {
+    if (run.killed !== null) return;
+    acceptCall(run, entry);
+  }
+}
+
+/**
+ * @param {Run} run
+ * @param {string} entry "<call id>\n<capability>\n<input JSON or empty>"
+ */
+function acceptCall(run, entry) {
+  const L = run.limits;
+  const a = entry.indexOf('\n');
+  const b = a < 0 ? -1 : entry.indexOf('\n', a + 1);
+  const callId = a < 0 ? Number.NaN : Number(entry.slice(0, a));
+  if (b < 0 || callId !== run.callSeq + 1) {
+    run.kill('failed', 'WF_SANDBOX_INTERNAL', 'the guest call queue is inconsistent');
+    return;
+  }
+  run.callSeq = callId;
+  const name = entry.slice(a + 1, b);
+  const text = entry.slice(b + 1);
+  /** @param {string} code @param {string} message */
+  const fatal = (code, message) => run.kill('limit', code, message);
+  if (run.hostCalls >= L.maxHostCalls)
+    return fatal('WF_SANDBOX_HOST_CALL_LIMIT', `more than ${L.maxHostCalls} host calls`);
   if (run.outstanding.size >= L.maxOutstandingCalls) {
     return fatal(
       'WF_SANDBOX_OUTSTANDING_LIMIT',
@@ -416,12 +445,18 @@ function hostCall(run, ctx, requestH) {
       `a capability input nests deeper than ${L.maxJsonDepth}`,
     );
   }
-  run.callSeq += 1;
-  run.hostCalls += 1;
-  const callId = run.callSeq;
   run.outstanding.add(callId);
+  if (!run.capSet.has(name) || run.phase !== 'running') {
+    // Refused without effect; the refusal is delivered like any settlement, in order.
+    const envelope =
+      run.phase !== 'running'
+        ? `{"ok":false,"e":${refusal('WF_SANDBOX_BRIDGE_CLOSED', 'run() has returned; new host calls are refused')}}`
+        : `{"ok":false,"e":${refusal('WF_SANDBOX_UNKNOWN_CAPABILITY', 'no such capability')}}`;
+    setImmediate(() => settle(run.id, callId, envelope));
+    return;
+  }
+  run.hostCalls += 1;
   post({ t: 'call', runId: run.id, callId, name, input: text });
-  return ctx.newNumber(callId);
 }
 
 /** @param {StartMessage} msg */
@@ -483,6 +518,7 @@ function isEnded(run) {
  * @property {QuickJSHandle} configure
  * @property {QuickJSHandle} describe
  * @property {QuickJSHandle} deliver
+ * @property {QuickJSHandle} drain
  * @property {{ run: Run | null }} owner
  */
 
@@ -511,10 +547,10 @@ function buildSlot(entry) {
     return fail();
   }
   handles.push(boot.value);
-  const hostFn = ctx.newFunction('host', (requestH) => {
+  const hostFn = ctx.newFunction('host', (codeH) => {
     const run = owner.run;
-    if (run === null) return ctx.newString(refusal('WF_SANDBOX_BAD_CALL', 'no run'));
-    return hostCall(run, ctx, requestH);
+    if (run !== null) hostSignal(run, ctx, codeH);
+    return undefined;
   });
   handles.push(hostFn);
   const kernelR = ctx.callFunction(boot.value, ctx.undefined, hostFn);
@@ -528,8 +564,9 @@ function buildSlot(entry) {
   const configure = ctx.getProp(kernel, 'configure');
   const describe = ctx.getProp(kernel, 'describe');
   const deliver = ctx.getProp(kernel, 'deliver');
-  handles.push(configure, describe, deliver);
-  return { entry, rt, ctx, handles, configure, describe, deliver, owner };
+  const drain = ctx.getProp(kernel, 'drain');
+  handles.push(configure, describe, deliver, drain);
+  return { entry, rt, ctx, handles, configure, describe, deliver, drain, owner };
 }
 
 /** @type {Slot | null} */
@@ -580,6 +617,7 @@ function setUp(run, entry) {
   run.ctx = ctx;
   run.handles.push(...slot.handles);
   run.deliver = slot.deliver;
+  run.drain = slot.drain;
   // The engine's own limit only refuses single allocations reliably in this build (its per-block
   // accounting lacks malloc_usable_size); the host-side sampling in shouldInterrupt is the bound.
   rt.setMemoryLimit(L.memoryBytes);
@@ -598,6 +636,9 @@ function setUp(run, entry) {
       capabilities: run.msg.capabilities,
       maxErrorChars: L.maxErrorChars,
       maxResultChars: L.maxResultBytes,
+      maxHostCalls: L.maxHostCalls,
+      maxOutstandingCalls: L.maxOutstandingCalls,
+      maxArgBytes: L.maxArgBytes,
     });
     const configH = ctx.newString(config);
     run.handles.push(configH);
@@ -724,6 +765,7 @@ function pumpJobs(run, inSlice) {
       }
       break;
     }
+    drainCalls(run);
   } finally {
     run.endSlice();
     if (run.killed === null && now() - run.lastSample > Math.max(20, 8 * run.sampleCost)) {
