@@ -11,7 +11,15 @@ import {
   SHIPPED_WORKFLOWS,
   tournament,
 } from '../src/index.js';
-import { expectParallel, expectWithinManifest, named, runPattern } from './helpers/run-pattern.js';
+import {
+  expectParallel,
+  expectWithinManifest,
+  named,
+  runPattern,
+  useSharedSandbox,
+} from './helpers/run-pattern.js';
+
+const sandbox = useSharedSandbox();
 
 describe('args beyond the caps', () => {
   it('parallel-investigation: maxAgents and maxConcurrency from args never exceed the manifest', async () => {
@@ -111,7 +119,7 @@ describe('smoke runs', () => {
     it(`${capsule.manifest.name} passes the engine's smoke run on each example`, async () => {
       expect(examples.length).toBeGreaterThan(0);
       for (const args of examples) {
-        const smoke = await smokeRun(capsule, { args });
+        const smoke = await smokeRun(capsule, { args, sandbox: sandbox() });
         expect(smoke.problems).toEqual([]);
         expect(smoke.ok).toBe(true);
         expect(smoke.stats.started).toBeLessThanOrEqual(capsule.manifest.maxAgents);

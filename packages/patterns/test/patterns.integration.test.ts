@@ -15,11 +15,14 @@ import {
   expectWithinManifest,
   named,
   runPattern,
+  useSharedSandbox,
   synthesisEvidence,
 } from './helpers/run-pattern.js';
 
 const keys = (value: unknown) => Object.keys(value as object).sort();
 const fail = { fail: 'upstream timeout' } as const;
+
+useSharedSandbox();
 
 describe('classify-and-act', () => {
   const phases = ['classify', 'act', 'synthesize'];

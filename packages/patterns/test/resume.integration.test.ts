@@ -14,6 +14,7 @@ import {
 } from '@wf/engine';
 import { describe, expect, it } from 'vitest';
 import { buildReviewPackets, loopUntilDone, scopedReview, tournament } from '../src/index.js';
+import { useSharedSandbox } from './helpers/run-pattern.js';
 
 const diff = ['src/auth/login.ts', 'src/db.ts']
   .map((p) =>
@@ -75,6 +76,8 @@ async function finish(handle: { events: AsyncIterable<unknown>; done: Promise<Ru
   return handle.done;
 }
 
+const sandbox = useSharedSandbox();
+
 describe('resume from a cut journal', () => {
   it.each(cases)(
     '%s resumes to the uninterrupted result',
@@ -89,7 +92,7 @@ describe('resume from a cut journal', () => {
       });
       const agentsFor = () => createSimulatedAgents({ seed: 5, ...(respond ? { respond } : {}) });
 
-      const referenceEngine = createEngine({ agents: agentsFor() });
+      const referenceEngine = createEngine({ agents: agentsFor(), sandbox: sandbox() });
       const reference = await finish(await referenceEngine.start(start()));
       await referenceEngine.close();
       expect(reference.status).toBe('completed');
@@ -104,7 +107,7 @@ describe('resume from a cut journal', () => {
           kept += 1;
         },
       };
-      const firstEngine = createEngine({ agents: agentsFor(), recorder });
+      const firstEngine = createEngine({ agents: agentsFor(), recorder, sandbox: sandbox() });
       await finish(await firstEngine.start(start('run-cut')));
       await firstEngine.close();
       const journal = inner.get('run-cut')?.journal ?? [];
@@ -112,7 +115,7 @@ describe('resume from a cut journal', () => {
       expect(journaled).toBeGreaterThan(0);
 
       const agents = agentsFor();
-      const resumer = createEngine({ agents, recorder: inner });
+      const resumer = createEngine({ agents, recorder: inner, sandbox: sandbox() });
       const done = await finish(await resumer.resume('run-cut'));
       await resumer.close();
       expect(done.error).toBeUndefined();

@@ -13,7 +13,28 @@ import {
   type SimulatedResponse,
 } from '@wf/engine';
 import type { WorkflowCapsule } from '@wf/bridge';
-import { expect } from 'vitest';
+import { createSandbox, type Sandbox } from '@wf/sandbox';
+import { afterAll, beforeAll, expect } from 'vitest';
+
+let shared: Sandbox | undefined;
+
+/**
+ * One real QuickJS sandbox (worker pool) for every run in the calling test file: each run still
+ * gets a fresh runtime and context, only the worker start-up is shared.
+ */
+export function useSharedSandbox(): () => Sandbox {
+  beforeAll(async () => {
+    shared = await createSandbox({ poolSize: 2 });
+  });
+  afterAll(async () => {
+    await shared?.close();
+    shared = undefined;
+  });
+  return () => {
+    if (!shared) throw new Error('the shared sandbox exists only inside tests');
+    return shared;
+  };
+}
 
 export interface PatternRun {
   readonly done: RunDone;
@@ -52,6 +73,7 @@ export async function runPattern(
     recorder,
     ...(options.workspace ? { workspace: options.workspace } : {}),
     ...(options.limits ? { limits: options.limits } : {}),
+    ...(shared ? { sandbox: shared } : {}),
   });
   try {
     const handle = await engine.start({
