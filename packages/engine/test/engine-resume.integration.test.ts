@@ -80,6 +80,8 @@ describe('journal and resume', () => {
       for (const name of journaledChildren) expect(rerun).not.toContain(name);
       expect(done.cost.cacheHits).toBe(journaledChildren.length);
       expect(events.filter((t) => t === 'cache-hit')).toHaveLength(journaledChildren.length);
+      // the resumed run's log has the replayed part's phases too
+      expect(events).toContain('phase-started');
       const resumed = inner.get(handle.runId);
       expect(resumed?.start.resumedFromRunId).toBe(`run-cut-${cut}`);
       // the new run's journal is complete: the replayed entries, then the live ones
@@ -108,6 +110,40 @@ describe('journal and resume', () => {
     expect(done.error?.code).toBe('WF_ENGINE_REPLAY_DIVERGED');
     expect(done.error?.message).toMatch(/diverged at call #\d+/);
     expect(done.error?.message).toContain('Inspect the');
+  });
+
+  it('the resumed run records the artifacts and logs of the replayed part', async () => {
+    const { recorder, inner } = cutAfter(3);
+    const source = `async function run(wf, args) {
+      await wf.artifact('plan', { steps: 2 });
+      wf.log('planned');
+      const a = await wf.runAgent({ name: 'one', prompt: 'p' });
+      const b = await wf.runAgent({ name: 'two', prompt: 'p' });
+      return [a.status, b.status];
+    }`;
+    const flow = {
+      workflow: {
+        manifest: { ...REVIEW_MANIFEST, inputSchema: undefined, readOnly: false },
+        source,
+      },
+      trust: 'capability-generated' as const,
+      seed: 1,
+      runId: 'run-art',
+    };
+    delete (flow.workflow.manifest as { inputSchema?: unknown }).inputSchema;
+    const first = await runToEnd(
+      createEngine({ agents: createSimulatedAgents(), sandbox, recorder }),
+      flow,
+    );
+    expect(first.done.status).toBe('completed');
+    const agents = createSimulatedAgents();
+    const handle = await createEngine({ agents, sandbox, recorder: inner }).resume('run-art');
+    const done = await handle.done;
+    expect(done).toMatchObject({ status: 'completed', result: ['completed', 'completed'] });
+    expect(inner.get(handle.runId)?.artifacts.get('plan')).toEqual({ steps: 2 });
+    const log = inner.get(handle.runId)?.events.find((e) => e.type === 'workflow-log');
+    expect(log?.data).toMatchObject({ message: 'planned', replayed: true });
+    expect(agents.requests().map((r) => r.name)).toEqual(['two']);
   });
 
   it('refuses to resume unknown and trusted-local runs', async () => {

@@ -957,10 +957,37 @@ export class Run {
         } as TaskResult);
         break;
       }
-      case 'log':
-      case 'phase':
-      case 'artifact':
+      // The resumed run's own record gets what the replayed part produced: logs, phases, artifacts.
+      case 'log': {
+        const v = entry.input as { message?: unknown; data?: unknown };
+        this.deps.events.emit('workflow-log', {
+          message: v.message,
+          ...(v.data !== undefined ? { data: v.data } : {}),
+          replayed: true,
+        });
         break;
+      }
+      case 'phase': {
+        const v = entry.input as { name?: unknown; state?: unknown };
+        this.deps.events.emit(v.state === 'started' ? 'phase-started' : 'phase-completed', {
+          phase: v.name,
+          replayed: true,
+        });
+        break;
+      }
+      case 'artifact': {
+        const v = entry.input as { name: string; value: unknown };
+        this.track(
+          this.deps.recorder.artifact(this.id, v.name, v.value).then((written) => {
+            this.deps.events.emit('artifact-written', {
+              name: written.name,
+              ref: written.ref,
+              replayed: true,
+            });
+          }),
+        ).catch(() => {});
+        break;
+      }
     }
   }
 
