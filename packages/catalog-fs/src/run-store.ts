@@ -203,6 +203,8 @@ interface LiveRun {
   snapshotChain: Promise<void>;
   artifacts: Set<string>;
   writeError: unknown;
+  /** A finish() that could not be written (disk full): retried on every lease tick. */
+  pendingFinish: RunFinishRecordShape | undefined;
 }
 
 function checkRunId(runId: unknown): asserts runId is string {
@@ -679,10 +681,17 @@ export async function openRunStore(options: RunStoreOptions): Promise<RunStore> 
             snapshotChain: Promise.resolve(),
             artifacts: new Set(),
             writeError: undefined,
+            pendingFinish: undefined,
           };
           // Lease: renewed while live, so a record whose owner stopped renewing is stale.
           live.leaseTimer = setInterval(
             () => {
+              // Loses nothing: once space returns, the buffered lines and a failed finish land.
+              if (live.pendingFinish) {
+                void store.finish(live.runId, live.pendingFinish).catch(() => undefined);
+                return;
+              }
+              if (live.writeError !== undefined) void flushRun(live, true);
               live.snapshot.owner = {
                 pid: process.pid,
                 token: PROCESS_TOKEN,
@@ -842,7 +851,8 @@ export async function openRunStore(options: RunStoreOptions): Promise<RunStore> 
       }
       await flushRun(run, true);
       if (run.writeError !== undefined) {
-        // Disk full...: the run stays live with its lines buffered; flush() or finish() retries.
+        // Disk full...: the run stays live with its lines buffered; the lease tick retries.
+        run.pendingFinish = record;
         throw ioError(CODES, `writing the events of run ${runId}`, run.writeError);
       }
       const endedAt = record.endedAt;
@@ -873,9 +883,11 @@ export async function openRunStore(options: RunStoreOptions): Promise<RunStore> 
         await persistSnapshot(run);
         if (run.writeError !== undefined) throw run.writeError;
       } catch (error) {
-        // Still live: a retry of finish() writes the terminal snapshot.
+        // Still live: the lease tick (or a second finish()) writes the terminal snapshot.
+        run.pendingFinish = record;
         throw isCatalogFsError(error) ? error : ioError(CODES, `finishing run ${runId}`, error);
       }
+      run.pendingFinish = undefined;
       clearInterval(run.leaseTimer);
       clearTimeout(run.fsyncTimer);
       clearTimeout(run.snapshotTimer);
