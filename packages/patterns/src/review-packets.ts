@@ -244,8 +244,8 @@ interface RenderedFile {
   readonly headerOut: readonly string[];
   readonly hunks: () => readonly RenderedHunk[];
   readonly strayOut: readonly string[];
-  /** All rendered lines of the file, header first. */
-  readonly out: readonly string[];
+  /** The rendered file section, header first, each line ending in a newline. */
+  readonly text: string;
   readonly lines: number;
   readonly bytes: number;
 }
@@ -299,19 +299,27 @@ function renderFile(parsed: ParsedFile, o: ResolvedOptions): RenderedFile {
   if (parsed.binaryPayloadLines > 0) {
     headerOut.push(`# binary patch payload omitted (${parsed.binaryPayloadLines} base85 lines)`);
   }
+  // Exact UTF-8 size only when it matters: a UTF-16 unit is at most 3 bytes, so a file whose
+  // character count is under a third of the limit is under it.
+  let rawChars = 0;
+  for (const h of parsed.hunks) {
+    rawChars += h.header.length + 1;
+    for (const l of h.lines) rawChars += l.length + 1;
+  }
+  for (const l of parsed.strayLines) rawChars += l.length + 1;
   const rawBytes =
-    parsed.hunks.reduce(
-      (n, h) => n + utf8Bytes(h.header) + 1 + h.lines.reduce((m, l) => m + utf8Bytes(l) + 1, 0),
-      0,
-    ) + parsed.strayLines.reduce((n, l) => n + utf8Bytes(l) + 1, 0);
+    rawChars * 3 <= o.maxFileBytes
+      ? rawChars
+      : parsed.hunks.reduce(
+          (n, h) => n + utf8Bytes(h.header) + 1 + h.lines.reduce((m, l) => m + utf8Bytes(l) + 1, 0),
+          0,
+        ) + parsed.strayLines.reduce((n, l) => n + utf8Bytes(l) + 1, 0);
   const tooLarge = rawBytes > o.maxFileBytes;
   let strayOut: string[] = [];
   // Every rendered line once, in order (pushed, not spread: diffs can have millions of lines).
   const all: string[] = [];
-  let bytes = 0;
   const add = (line: string) => {
     all.push(line);
-    bytes += utf8Bytes(line) + 1;
   };
   for (const l of headerOut) add(l);
   if (tooLarge) {
@@ -330,6 +338,7 @@ function renderFile(parsed: ParsedFile, o: ResolvedOptions): RenderedFile {
     strayOut = parsed.strayLines.flatMap((l) => split(l, 0));
     for (const l of strayOut) add(l);
   }
+  const text = all.length > 0 ? `${all.join('\n')}\n` : '';
   const riskReasons: string[] = [];
   const oldPath = parsed.oldPath;
   for (const { glob, re } of o.highRisk) {
@@ -364,9 +373,9 @@ function renderFile(parsed: ParsedFile, o: ResolvedOptions): RenderedFile {
     // Line records are only needed to split a file over several packets.
     hunks: () => (tooLarge ? [] : parsed.hunks.map((h) => renderHunk(h, o))),
     strayOut,
-    out: all,
+    text,
     lines: all.length,
-    bytes,
+    bytes: utf8Bytes(text),
   };
 }
 
@@ -467,7 +476,9 @@ interface Draft {
   area: string;
   category: PathCategory;
   files: RenderedFile[];
-  lines: string[];
+  /** Text pieces, concatenated once per packet. */
+  texts: string[];
+  lines: number;
   bytes: number;
   chunk?: { index: number; count: number };
   oversize: boolean;
@@ -522,7 +533,8 @@ export function buildReviewPackets(
             area: f.area,
             category: f.category,
             files: [f],
-            lines: p.lines,
+            texts: [`${p.lines.join('\n')}\n`],
+            lines: p.lines.length,
             bytes: 0,
             ...(pieces.length > 1 ? { chunk: { index: k + 1, count: pieces.length } } : {}),
             oversize: p.oversize,
@@ -534,42 +546,38 @@ export function buildReviewPackets(
         current === null ||
         current.files.length >= o.maxFilesPerPacket ||
         current.bytes + f.bytes > o.maxPacketBytes ||
-        current.lines.length + f.lines > o.maxPacketLines
+        current.lines + f.lines > o.maxPacketLines
       ) {
         current = {
           area: f.area,
           category: f.category,
           files: [],
-          lines: [],
+          texts: [],
+          lines: 0,
           bytes: 0,
           oversize: false,
         };
         drafts.push(current);
       }
       current.files.push(f);
-      for (const l of f.out) current.lines.push(l);
+      current.texts.push(f.text);
+      current.lines += f.lines;
       current.bytes += f.bytes;
     }
   }
 
   const packetIds = new Map<RenderedFile, string[]>();
   const packets: ReviewPacket[] = drafts.map((d, index) => {
-    const text = d.lines.length > 0 ? `${d.lines.join('\n')}\n` : '';
+    const text = d.texts.join('');
     const riskReasons = [
       ...new Set(d.files.flatMap((f) => f.riskReasons.map((r) => `${f.meta.path}: ${r}`))),
     ];
     const risk = riskReasons.length > 0 ? 'high' : 'normal';
     const partition = `${d.area}/${d.category}`;
     const files = d.files.map((f) => f.meta);
-    const content = {
-      partition,
-      risk,
-      riskReasons,
-      files,
-      ...(d.chunk ? { chunk: d.chunk } : {}),
-      diff: text,
-    };
-    const id = `pkt-${sha16(JSON.stringify(content))}`;
+    // Content address: the packet's metadata, then its diff text (hashed as is, not re-encoded).
+    const meta = JSON.stringify({ partition, risk, riskReasons, files, chunk: d.chunk ?? null });
+    const id = `pkt-${createHash('sha256').update(meta).update('\n').update(text).digest('hex').slice(0, 16)}`;
     for (const f of d.files) {
       const list = packetIds.get(f) ?? [];
       list.push(id);
@@ -588,7 +596,7 @@ export function buildReviewPackets(
       ...(d.chunk ? { chunk: d.chunk } : {}),
       diff: text,
       bytes: utf8Bytes(text),
-      lines: d.lines.length,
+      lines: d.lines,
       oversize: d.oversize,
     };
   });
