@@ -16,7 +16,7 @@ export interface WriteReviewPacketsInput {
 
 export interface WrittenReviewPackets {
   readonly rangeId: string;
-  /** The range directory (`<root>/<rangeId>`). */
+  /** The range directory: `<realpath(root)>/<rangeId>` (every path returned is below it). */
   readonly dir: string;
   /** `range.json`: the packet list in order, for readers that start from the range. */
   readonly index: string;
