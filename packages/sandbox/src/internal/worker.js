@@ -569,6 +569,8 @@ async function start(msg) {
   let entry;
   try {
     entry = await getModule();
+    // A module retired while this run waited: take its replacement.
+    if (entry.retired) entry = await getModule();
   } catch {
     endRun(run, {
       status: 'failed',
@@ -577,8 +579,7 @@ async function start(msg) {
     });
     return;
   }
-  if (run.phase === 'ended') return;
-  if (entry.retired) entry = await getModule();
+  if (isEnded(run)) return;
   run.module = entry;
   entry.runs.add(run);
   entry.runCount += 1;
