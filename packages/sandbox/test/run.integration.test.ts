@@ -179,6 +179,51 @@ describe('run', () => {
   });
 });
 
+describe('capability context', () => {
+  it('gives each call an increasing callId and a signal that stays unaborted on success', async () => {
+    const seen: { callId: number; aborted: boolean }[] = [];
+    const o = await sb.run({
+      source:
+        'async function run(api) { await api.a(); await Promise.all([api.a(), api.a()]); return 1; }',
+      capabilities: {
+        a: (_input, ctx) => {
+          seen.push({ callId: ctx.callId, aborted: ctx.signal.aborted });
+          return null;
+        },
+      },
+    });
+    expect(value(o)).toBe(1);
+    expect(seen).toEqual([
+      { callId: 1, aborted: false },
+      { callId: 2, aborted: false },
+      { callId: 3, aborted: false },
+    ]);
+  });
+
+  it('ends active runs as aborted when the sandbox closes', async () => {
+    const s = await createSandbox({ poolSize: 1 });
+    let signalled = false;
+    const p = s.run({
+      source: 'async function run(api) { await api.wait(); }',
+      capabilities: {
+        wait: (_i, ctx) =>
+          new Promise((r) => {
+            ctx.signal.addEventListener('abort', () => {
+              signalled = true;
+              r(null);
+            });
+          }),
+      },
+    });
+    await new Promise((r) => setTimeout(r, 50));
+    await s.close();
+    const o = await p;
+    expect(o.status).toBe('aborted');
+    expect(o.status !== 'completed' && o.error.code).toBe('WF_SANDBOX_CLOSED');
+    expect(signalled).toBe(true);
+  });
+});
+
 describe('capability errors', () => {
   it('passes a valid code, redacts the message and copies data', async () => {
     const o = await sb.run({
