@@ -198,3 +198,29 @@ describe.each(both)('hostile workflows ($label)', ({ checker }) => {
     expect(done.status === 'failed' || typeof done.result === 'string').toBe(true);
   });
 });
+
+describe('concurrency limits under a hostile fan-out', () => {
+  it('per-run and deployment-wide caps hold for unbounded parallel calls from two runs', async () => {
+    const agents = createSimulatedAgents({ delayMs: 5 });
+    const engine = createEngine({ agents, sandbox, limits: { deploymentConcurrency: 3 } });
+    const source = `async function run(wf) {
+      const all = [];
+      for (let i = 0; i < 40; i += 1) all.push(wf.runAgent({ name: 'flood-' + i, prompt: 'p' }));
+      return (await Promise.all(all)).filter((r) => r && r.status === 'completed').length;
+    }`;
+    const start = () =>
+      engine.start({
+        workflow: { manifest: manifest({ maxAgents: 40, maxConcurrency: 2 }), source },
+        trust: 'capability-generated',
+      });
+    const [a, b] = await Promise.all([start(), start()]);
+    const [da, db] = await Promise.all([a.done, b.done]);
+    await engine.close();
+    expect(da).toMatchObject({ status: 'completed', result: 40 });
+    expect(db).toMatchObject({ status: 'completed', result: 40 });
+    expect(da.cost.peakConcurrency).toBeLessThanOrEqual(2);
+    expect(db.cost.peakConcurrency).toBeLessThanOrEqual(2);
+    expect(agents.stats().peakActive).toBeLessThanOrEqual(3);
+    expect(agents.stats()).toMatchObject({ started: 80, disposed: 80, doubleDisposed: 0 });
+  });
+});
