@@ -20,8 +20,9 @@ export function createEventLog(runId: string, recorder: RunRecorder): EventLog {
   };
   return {
     emit(type, data) {
-      if (closed) throw new Error(`event ${type} emitted after the run closed its event log`);
       const event: RunEvent = { seq: events.length + 1, runId, type, time: Date.now(), data };
+      // After the run's final event nothing is recorded (a late straggler must not throw).
+      if (closed) return event;
       events.push(event);
       try {
         recorder.event(event);
