@@ -6,6 +6,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { artifactPath, type Browser, launchChromium } from './helpers/chromium.js';
 import { buildWf, demoCapsule, json, type Project, tempProject, wf } from './helpers/wf-cli.js';
 
+const HOSTILE = `async function run(wf, args) {
+  const r = await wf.runAgent({ name: '<img src=x onerror=alert(1)>\\u001b]0;owned\\u0007', prompt: '</script><script>alert(2)</script>', readOnly: true });
+  wf.log('<iframe src="https://evil.example/"></iframe>\\u001b[2J');
+  return { summary: '<script>alert(3)</script>\\u001b[2J\\u001b]52;c;cHduZWQ=\\u0007', text: r ? r.finalText : null };
+}
+`;
+
 let p: Project;
 let browser: Browser;
 
@@ -77,4 +84,30 @@ describe('wf report in headless Chromium', () => {
     await w.page.screenshot({ path: artifactPath('report-cli-100-agents.png'), fullPage: true });
     await w.page.close();
   }, 120_000);
+
+  it('a hostile workflow cannot inject into the terminal or the report', async () => {
+    p.file('hostile.workflow.js', HOSTILE);
+    const ran = await wf(['run', 'hostile.workflow.js', '--delay-ms', '0'], p);
+    expect(ran.code, ran.stderr).toBe(0);
+    // Terminal: the result, names and logs arrive with every control character replaced.
+    for (const out of [ran.stdout, ran.stderr])
+      expect(out).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f]/);
+    expect(ran.stdout).toContain('<script>alert(3)</script> [2J ]52;c;cHduZWQ=');
+    const shown = await wf(['show', 'last'], p);
+    expect(shown.stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f]/);
+    const rep = await wf(['report', 'last', '--out', 'hostile.html', '--json'], p);
+    const w = await browser.open(String(json(rep).path));
+    expect(w.dialogs).toEqual([]);
+    expect(w.requests).toEqual([]);
+    expect(w.pageErrors).toEqual([]);
+    const found = await w.page.evaluate(() => ({
+      active: document.querySelectorAll('script, img, iframe, object, embed, a, link').length,
+      label: document.querySelector('.lanes .row:not(.phase-row) .label')?.textContent ?? '',
+      prose: document.querySelector('.prose')?.textContent ?? '',
+    }));
+    expect(found.active).toBe(0);
+    expect(found.label).toContain('<img src=x onerror=alert(1)>');
+    expect(found.prose).toContain('<script>alert(3)</script>');
+    await w.page.close();
+  }, 60_000);
 });

@@ -1,6 +1,7 @@
 // What every verb runs with: the working directory, the environment, the two output streams and
 // whether the caller asked for JSON. `runVerb` turns any outcome into an exit code: a CliError
 // prints its code, message and hint (or a JSON error document), anything else is a bug and says so.
+import { cleanLines } from '../progress/frame.js';
 import { CliError, EXIT, type ExitCode, isCliError } from './errors.js';
 
 export interface TermStream {
@@ -77,8 +78,9 @@ export function printError(ctx: CliContext, error: CliError): void {
     printJson(ctx, errorDocument(error));
     return;
   }
-  ctx.stderr.write(`wf ${ctx.verb}: ${error.code}: ${error.message}\n`);
-  if (error.hint) ctx.stderr.write(`  hint: ${error.hint}\n`);
+  // Messages quote user files and run data: no control character reaches the terminal.
+  ctx.stderr.write(`wf ${ctx.verb}: ${error.code}: ${cleanLines(error.message)}\n`);
+  if (error.hint) ctx.stderr.write(`  hint: ${cleanLines(error.hint)}\n`);
 }
 
 /** Runs a verb body and sets the process exit code from its outcome. */

@@ -12,6 +12,7 @@ import {
   type RunDone,
   type RunHandle,
 } from '@wf/engine';
+import { clean, cleanLines } from '../progress/frame.js';
 import { createProgressView, type ProgressView } from '../progress/view.js';
 import { duration, grouped } from '../report/render.js';
 import { parseInteger, readArgs } from './args.js';
@@ -284,10 +285,12 @@ async function finishRun(
   }
   if (done.result !== undefined) {
     printLine(ctx, 'Result:');
-    printLine(ctx, resultText(done.result));
+    // The result is untrusted text: no escape sequence reaches the terminal.
+    printLine(ctx, cleanLines(resultText(done.result)));
     printLine(ctx);
   }
-  if (done.error) printNote(ctx, `error: ${done.error.code}: ${done.error.message}`);
+  if (done.error)
+    printNote(ctx, `error: ${clean(done.error.code)}: ${cleanLines(done.error.message)}`);
   const c = done.cost;
   printLine(
     ctx,

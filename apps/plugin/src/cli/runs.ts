@@ -4,7 +4,7 @@
 import { lstat, open, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { isCatalogFsError, type RunStore } from '@wf/catalog-fs';
-import { clean } from '../progress/frame.js';
+import { clean, cleanLines } from '../progress/frame.js';
 import { duration, grouped, renderRunReport } from '../report/render.js';
 import { foldRunEvents, isRecord } from '../report/run-model.js';
 import { errorText, parseDuration, parseInteger } from './args.js';
@@ -51,7 +51,8 @@ export async function runsCommand(
     if (all.length > runs.length)
       printLine(ctx, `(${all.length - runs.length} older runs not shown; --all shows every run)`);
     for (const r of runs)
-      if (r.error) printNote(ctx, `wf runs: ${r.runId}: ${r.error.code}: ${r.error.message}`);
+      if (r.error)
+        printNote(ctx, `wf runs: ${r.runId}: ${r.error.code}: ${clean(r.error.message)}`);
     return EXIT.ok;
   } finally {
     await store.close();
@@ -234,7 +235,7 @@ export async function showCommand(ctx: CliContext, target: string): Promise<Exit
       printLine(ctx, 'result');
       printLine(
         ctx,
-        clean2(summary)
+        cleanLines(summary)
           .split('\n')
           .map((l) => `  ${l}`)
           .join('\n'),
@@ -416,11 +417,6 @@ function capText(text: string, max: number): string {
   return text.length > max
     ? `${text.slice(0, max)}\n… (${text.length - max} more characters: wf show --json)`
     : text;
-}
-
-/** Like `clean`, but keeps line breaks (multi-line results). */
-function clean2(text: string): string {
-  return text.split('\n').map(clean).join('\n');
 }
 
 function isoMinute(ms: number): string {

@@ -222,6 +222,13 @@ export function clean(value: string): string {
   return value.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, ' ').replace(/\s{2,}/g, ' ');
 }
 
+/** Like `clean`, for multi-line text (a result): keeps line breaks and tabs, nothing else. */
+export function cleanLines(value: string): string {
+  return value
+    .replace(/\r\n?/g, '\n')
+    .replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029]/g, ' ');
+}
+
 function clip(value: string, max: number): string {
   return value.length > max ? `${value.slice(0, max - 1)}…` : value;
 }
