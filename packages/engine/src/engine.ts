@@ -44,6 +44,8 @@ export const DEFAULT_ENGINE_LIMITS: EngineLimits = Object.freeze({
   defaultTaskTokens: 16_000,
   maxCalls: 10_000,
   readFileMaxBytes: 1024 * 1024,
+  maxLogBytes: 1024 * 1024,
+  maxArtifactBytes: 16 * 1024 * 1024,
   replayStallMs: 10_000,
   stopGraceMs: 10_000,
   sandbox: Object.freeze({}),
@@ -590,6 +592,8 @@ const POSITIVE_LIMITS = [
   'defaultTaskTokens',
   'maxCalls',
   'readFileMaxBytes',
+  'maxLogBytes',
+  'maxArtifactBytes',
   'replayStallMs',
   'stopGraceMs',
 ] as const;

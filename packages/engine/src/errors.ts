@@ -36,6 +36,10 @@ export const ENGINE_ERROR_CODES = {
   WF_ENGINE_OUTPUT_INVALID: 'WF_ENGINE_OUTPUT_INVALID',
   /** The synthesis child of `wf.synthesize` failed or was stopped. */
   WF_ENGINE_SYNTHESIS_FAILED: 'WF_ENGINE_SYNTHESIS_FAILED',
+  /** A child failed and its provider gave no stable error code. */
+  WF_ENGINE_AGENT_FAILED: 'WF_ENGINE_AGENT_FAILED',
+  /** The run wrote more log or artifact bytes than its limit (run control). */
+  WF_ENGINE_OUTPUT_LIMIT: 'WF_ENGINE_OUTPUT_LIMIT',
   /** The provider could not launch a child. */
   WF_ENGINE_AGENT_LAUNCH_FAILED: 'WF_ENGINE_AGENT_LAUNCH_FAILED',
   /** `wf.workflow` named a workflow the resolver does not know, or no resolver is configured. */
@@ -65,6 +69,7 @@ export const RUN_CONTROL_CODES: readonly EngineErrorCode[] = Object.freeze([
   'WF_ENGINE_CAPABILITY_MISSING',
   'WF_ENGINE_REPLAY_DIVERGED',
   'WF_ENGINE_RUN_STOPPED',
+  'WF_ENGINE_OUTPUT_LIMIT',
 ]);
 
 const BRAND = Symbol.for('@wf/engine.error');

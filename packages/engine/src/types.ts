@@ -24,6 +24,10 @@ export interface EngineLimits {
   readonly defaultTaskTokens: number;
   /** Host calls per run (every `wf` call, nested included). Default 10000. */
   readonly maxCalls: number;
+  /** Bytes of `wf.log` messages and data per run (JSON size). Default 1 MiB. */
+  readonly maxLogBytes: number;
+  /** Bytes of `wf.artifact` values per run (JSON size, all artifacts). Default 16 MiB. */
+  readonly maxArtifactBytes: number;
   /** Largest file `wf.readFile` returns, in bytes. Default 1 MiB. */
   readonly readFileMaxBytes: number;
   /** How long replay waits for a journaled call the workflow has not issued. Default 10 s. */

@@ -21,6 +21,7 @@ import type {
 } from '../types.js';
 import type { EventLog } from './event-log.js';
 import { readWorkspaceFile } from './read-file.js';
+import { redactHostMessage } from './redact.js';
 import { createSemaphore, type Gate, type Semaphore } from './semaphore.js';
 import { describeErrors, extractJson, type SchemaCheck } from './structured.js';
 
@@ -183,6 +184,23 @@ export class Run {
         `wf.${method} refused: the run made more than ${this.deps.limits.maxCalls} wf calls (limit maxCalls)`,
       );
     }
+  }
+
+  private logBytes = 0;
+  private artifactBytes = 0;
+
+  /** Logs and artifacts land in the run store: a flood of them is cut by a per-run byte limit. */
+  private charge(kind: 'log' | 'artifact', bytes: number): void {
+    const limit = kind === 'log' ? this.deps.limits.maxLogBytes : this.deps.limits.maxArtifactBytes;
+    const used = (kind === 'log' ? this.logBytes : this.artifactBytes) + bytes;
+    if (used > limit) {
+      throw new EngineError(
+        'WF_ENGINE_OUTPUT_LIMIT',
+        `wf.${kind} refused: the run would write ${used} bytes of ${kind}s, more than its limit of ${limit} (${kind === 'log' ? 'maxLogBytes' : 'maxArtifactBytes'})`,
+      );
+    }
+    if (kind === 'log') this.logBytes = used;
+    else this.artifactBytes = used;
   }
 
   track<T>(p: Promise<T>): Promise<T> {
@@ -356,11 +374,16 @@ export class Run {
         }
       },
       artifact: async (input: { name: string; value: unknown }) => {
+        this.charge('artifact', JSON.stringify(input.value ?? null).length + input.name.length);
         const written = await this.deps.recorder.artifact(this.id, input.name, input.value);
         this.deps.events.emit('artifact-written', { name: written.name, ref: written.ref });
         return { name: written.name, path: written.ref, ref: written.ref };
       },
       log: async (input: { message: string; data?: unknown }) => {
+        this.charge(
+          'log',
+          input.message.length + (input.data === undefined ? 0 : JSON.stringify(input.data).length),
+        );
         this.deps.events.emit(
           'workflow-log',
           input.data === undefined
@@ -405,7 +428,7 @@ export class Run {
 
   private snapshotOf(task: Task): TaskSnapshot {
     const r = task.result;
-    const lastText = task.handle?.lastText?.() ?? r?.finalText;
+    const lastText = (task.handle ? lastTextOf(task.handle) : undefined) ?? r?.finalText;
     return {
       taskId: task.taskId,
       name: task.name,
@@ -598,7 +621,7 @@ export class Run {
         if (signal.aborted) throw signal.reason;
         throw new EngineError(
           'WF_ENGINE_AGENT_LAUNCH_FAILED',
-          `${task.taskId} (${task.name}) could not be launched by provider "${this.deps.agents.name}": ${errorInfo(e).message}`,
+          `${task.taskId} (${task.name}) could not be launched by provider "${this.deps.agents.name}": ${redactHostMessage(errorInfo(e).message)}`,
           { cause: e },
         );
       }
@@ -692,7 +715,7 @@ export class Run {
       ...(task.result.error ? { error: task.result.error } : {}),
     });
     // A provider failing (or hanging) to dispose must not hold the run; the child is accounted for.
-    await settleWithin(handle.dispose(), this.deps.limits.stopGraceMs);
+    await settleWithin(() => handle.dispose(), this.deps.limits.stopGraceMs);
     releaseAll();
     this.deps.recorder.update(this.id, { activeAgents: this.cost.active });
     task.resolveDone(task.result);
@@ -716,7 +739,7 @@ export class Run {
           () =>
             finish({
               status: 'stopped',
-              text: handle.lastText?.() ?? '',
+              text: lastTextOf(handle) ?? '',
               error: {
                 code: 'WF_ENGINE_RUN_STOPPED',
                 message: `${task.taskId} (${task.name}) did not report within ${grace} ms of being stopped`,
@@ -829,7 +852,7 @@ export class Run {
       status: repaired.status,
       usage: repairUsage,
     });
-    await settleWithin(handle.dispose(), this.deps.limits.stopGraceMs);
+    await settleWithin(() => handle.dispose(), this.deps.limits.stopGraceMs);
     if (repaired.status !== 'completed') {
       return {
         result: invalid(`${first.why}; the repair child ${repaired.status}`),
@@ -875,7 +898,14 @@ export class Run {
         ? { stopReason: task.stopReason }
         : {}),
       provider: this.deps.agents.name,
-      ...(r.error ? { error: { code: r.error.code, message: r.error.message } } : {}),
+      ...(r.error
+        ? {
+            error: {
+              code: safeCode(r.error.code),
+              message: redactHostMessage(String(r.error.message)),
+            },
+          }
+        : {}),
       startedAt,
       endedAt,
       durationMs: endedAt - startedAt,
@@ -1079,8 +1109,14 @@ function launch(
   });
 }
 
-/** Waits for a port's promise, but never longer than `ms`; its failure is ignored. */
-async function settleWithin(value: unknown, ms: number): Promise<void> {
+/** Calls a port, waits for its promise but never longer than `ms`; any failure is ignored. */
+async function settleWithin(call: () => unknown, ms: number): Promise<void> {
+  let value: unknown;
+  try {
+    value = call();
+  } catch {
+    return;
+  }
   if (typeof (value as { then?: unknown } | null | undefined)?.then !== 'function') return;
   let timer: ReturnType<typeof setTimeout> | undefined;
   try {
@@ -1093,6 +1129,23 @@ async function settleWithin(value: unknown, ms: number): Promise<void> {
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** A provider's lastText() that throws or returns a non-string counts as no text. */
+function lastTextOf(handle: AgentHandle): string | undefined {
+  try {
+    const t = handle.lastText?.();
+    return typeof t === 'string' ? t : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Provider codes are passed on only in the stable shape; anything else becomes a generic one. */
+function safeCode(code: unknown): string {
+  return typeof code === 'string' && /^[A-Z][A-Z0-9_]{2,63}$/.test(code)
+    ? code
+    : 'WF_ENGINE_AGENT_FAILED';
 }
 
 function mapStatus(r: AgentResult, request: AgentRequest): TaskStatus {

@@ -1,6 +1,21 @@
 // Structured output: compile a task's JSON Schema with ajv (before launch, so a bad schema is
 // refused before anything runs), pull a value out of a child's answer, validate it.
 import { Ajv, type ValidateFunction } from 'ajv';
+import { RE2JS } from 're2js';
+
+/**
+ * ajv runs `pattern` / `patternProperties` regexes on the host thread; a guest-supplied
+ * catastrophic pattern on a backtracking engine would stall the whole host (invariant 6). RE2
+ * semantics match in linear time; patterns RE2 cannot express (backreferences, lookaround) fail
+ * compilation, so the task is refused before launch.
+ */
+const linearRegExp = Object.assign(
+  (pattern: string) => {
+    const re = RE2JS.compile(pattern);
+    return { test: (text: string) => re.test(text) };
+  },
+  { code: 'RE2JS' },
+);
 
 export interface SchemaCheck {
   /** `{ ok: false }` when the schema itself is unusable. */
@@ -12,7 +27,13 @@ export interface SchemaCheck {
 export function createSchemaCheck(): SchemaCheck {
   // addUsedSchema: false so a guest `$id` never registers globally across runs; no loadSchema,
   // so a remote `$ref` cannot fetch anything (it fails compilation instead).
-  const ajv = new Ajv({ strict: false, allErrors: false, addUsedSchema: false });
+  const ajv = new Ajv({
+    strict: false,
+    allErrors: false,
+    addUsedSchema: false,
+    logger: false,
+    code: { regExp: linearRegExp as never },
+  });
   const cache = new Map<string, ValidateFunction>();
   return {
     compile(schema) {
