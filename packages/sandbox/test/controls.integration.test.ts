@@ -24,7 +24,7 @@ describe('CPU slices and the wall clock', () => {
     });
     expect(o.status).toBe('timeout');
     expect(codeOf(o)).toBe('WF_SANDBOX_CPU_SLICE');
-    expect(o.stats.elapsedMs).toBeLessThan(1500);
+    expect(o.stats.elapsedMs).toBeLessThan(3000);
   });
 
   it('interrupts a microtask loop', async () => {
@@ -68,7 +68,8 @@ describe('CPU slices and the wall clock', () => {
     // The outcome waited for the aborted call to settle (bounded grace).
     expect(settledAfterAbort).toBe(true);
     expect(o.stats.elapsedMs).toBeGreaterThanOrEqual(400);
-    expect(o.stats.elapsedMs).toBeLessThan(400 + 300 + 500);
+    // wall + grace + scheduling slack on busy CI machines
+    expect(o.stats.elapsedMs).toBeLessThan(400 + 300 + 2500);
   });
 
   it('bounds the grace when an aborted call never settles', async () => {
@@ -78,7 +79,7 @@ describe('CPU slices and the wall clock', () => {
       capabilities: { stuck: () => new Promise(() => {}) },
     });
     expect(o.status).toBe('timeout');
-    expect(o.stats.elapsedMs).toBeLessThan(300 + 200 + 600);
+    expect(o.stats.elapsedMs).toBeLessThan(300 + 200 + 2500);
   });
 });
 
@@ -144,10 +145,12 @@ describe('deadlock and abort', () => {
   it('reports a never-settling promise as a deadlock at once', async () => {
     const o = await sb.run({
       source: 'async function run() { await new Promise(() => {}); }',
+      limits: { wallMs: 20_000 },
       capabilities: noCaps,
     });
     expect(o.status).toBe('deadlock');
-    expect(o.stats.elapsedMs).toBeLessThan(500);
+    // Reported at once, not at the wall limit.
+    expect(o.stats.elapsedMs).toBeLessThan(3000);
   });
 
   it('aborts on the caller signal and aborts outstanding capability calls', async () => {
@@ -333,7 +336,7 @@ describe('worker replacement', () => {
       });
       expect(hog.status).toBe('timeout');
       expect(codeOf(hog)).toBe('WF_SANDBOX_CPU_SLICE');
-      expect(performance.now() - started).toBeLessThan(2500);
+      expect(performance.now() - started).toBeLessThan(4500);
       const b = await bystander;
       expect(b.status).toBe('failed');
       expect(codeOf(b)).toBe('WF_SANDBOX_WORKER_LOST');

@@ -9,7 +9,7 @@ import { CORPUS_LIMITS, corpusCapabilities, hostLeaks, loadCorpus } from './corp
 const corpus = loadCorpus();
 const protoSnapshot = Object.getOwnPropertyNames(Object.prototype).sort().join(',');
 /** Teardown grace on top of wallMs: abort grace + watchdog slack + scheduling on busy cores. */
-const GRACE_MS = 2500;
+const GRACE_MS = 5000;
 
 let sb: Sandbox;
 beforeAll(async () => {
