@@ -99,7 +99,7 @@ describe('memory and stack', () => {
     const o = await sb.run({
       source:
         'async function run() { const a = []; for (;;) a.push({ i: a.length, s: "x" + a.length }); }',
-      limits: { cpuSliceMs: 1400 },
+      limits: { cpuSliceMs: 8000, wallMs: 10_000 },
       capabilities: noCaps,
     });
     expect(o.status).toBe('memory');
@@ -113,7 +113,7 @@ describe('memory and stack', () => {
         const parts = [];
         for (let i = 0; ; i++) { await null; parts.push("y".repeat(100000) + i); }
       }`,
-      limits: { cpuSliceMs: 1400 },
+      limits: { cpuSliceMs: 8000, wallMs: 10_000 },
       capabilities: noCaps,
     });
     expect(o.status).toBe('memory');
