@@ -256,6 +256,34 @@ describe('the plugin in the real DSH host', { timeout: 120_000 }, () => {
     expect(existsSync(join(runStoreDir(), fanRunId, 'script.js'))).toBe(true);
   });
 
+  it('runs the built-in parallel-investigation pattern by name, as a user would', async () => {
+    const run = await boot({
+      task: 'SCENARIO-BUILTIN how does calc work?',
+      script: scenario(
+        'SCENARIO-BUILTIN',
+        [
+          () => ({
+            name: 'run_workflow',
+            arguments: {
+              name: 'parallel-investigation',
+              args: { question: 'How does calc work?' },
+            },
+          }),
+        ],
+        anyChild,
+      ),
+    });
+    expect(run.code).toBe(0);
+    const reply = parsed(run.stdout);
+    // trusted-package: no approval needed under the default generated-and-local mode
+    expect(reply.status, JSON.stringify(reply.error)).toBe('completed');
+    const snapshot = JSON.parse(
+      readFileSync(join(runStoreDir(), String(reply.runId), 'run.json'), 'utf8'),
+    );
+    expect(snapshot).toMatchObject({ workflow: 'parallel-investigation', status: 'completed' });
+    expect(snapshot.totalSpawned).toBe(4); // three angles, then the synthesis
+  });
+
   it('refuses a read-only task before launch on a provider without toolFilter', async () => {
     const run = await boot({
       task: 'SCENARIO-NOFILTER',
