@@ -190,13 +190,13 @@ export class Run {
   private artifactBytes = 0;
 
   /** Logs and artifacts land in the run store: a flood of them is cut by a per-run byte limit. */
-  private charge(kind: 'log' | 'artifact', bytes: number): void {
+  private charge(kind: 'log' | 'artifact', bytes: number, method: string = kind): void {
     const limit = kind === 'log' ? this.deps.limits.maxLogBytes : this.deps.limits.maxArtifactBytes;
     const used = (kind === 'log' ? this.logBytes : this.artifactBytes) + bytes;
     if (used > limit) {
       throw new EngineError(
         'WF_ENGINE_OUTPUT_LIMIT',
-        `wf.${kind} refused: the run would write ${used} bytes of ${kind}s, more than its limit of ${limit} (${kind === 'log' ? 'maxLogBytes' : 'maxArtifactBytes'})`,
+        `wf.${method} refused: the run would write ${used} bytes of ${kind}s, more than its limit of ${limit} (${kind === 'log' ? 'maxLogBytes' : 'maxArtifactBytes'})`,
       );
     }
     if (kind === 'log') this.logBytes = used;
@@ -290,6 +290,9 @@ export class Run {
             `wf.send("${task.taskId}") refused: the child is ${task.status}, not running`,
           );
         }
+        // invariant 6: every sent text is also recorded in the event log (agent-message), so a
+        // send flood counts against maxLogBytes like wf.log does.
+        this.charge('log', input.text.length, 'send');
         await task.handle.send(input.text);
         this.deps.events.emit('agent-message', {
           taskId: task.taskId,

@@ -1,0 +1,65 @@
+// Guest-supplied outputSchemas are compiled and run by ajv on the host's main thread. ajv treats
+// schemas as trusted code; a hostile one must not stall the host: a catastrophic `pattern` checked
+// against a child's answer (which the workflow steers through its prompt) would block the event
+// loop of the whole host for minutes, with no wall limit able to interrupt it (invariant 6).
+import { afterAll, describe, expect, it } from 'vitest';
+import { attack, both, closeSandbox } from './harness.js';
+
+afterAll(closeSandbox);
+
+/** Longest event-loop stall seen while `work` runs. */
+async function maxStall<T>(work: () => Promise<T>): Promise<{ value: T; stallMs: number }> {
+  let last = performance.now();
+  let worst = 0;
+  const timer = setInterval(() => {
+    const t = performance.now();
+    worst = Math.max(worst, t - last);
+    last = t;
+  }, 10);
+  try {
+    const value = await work();
+    return { value, stallMs: Math.max(worst, performance.now() - last) };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+// On a backtracking engine this pattern against 34 'a's and a '!' takes minutes.
+const EVIL = '^(a|a)*$';
+const ANSWER = `${'a'.repeat(34)}!`;
+
+describe.each(both)('hostile outputSchema ($label)', ({ checker }) => {
+  it.each([
+    ['pattern', { type: 'object', properties: { s: { type: 'string', pattern: EVIL } } }],
+    ['patternProperties', { type: 'object', patternProperties: { [EVIL]: { type: 'string' } } }],
+  ])(
+    'a catastrophic %s does not stall the host',
+    async (_k, schema) => {
+      const structured = _k === 'pattern' ? { s: ANSWER } : { [ANSWER]: 'x' };
+      const { value: r, stallMs } = await maxStall(() =>
+        attack(
+          `const t = await wf.runAgent({ name: 'redos', prompt: 'answer ${ANSWER}', outputSchema: ${JSON.stringify(schema)} });
+         return t === null ? wf.lastFailure().error.code : t.status;`,
+          {
+            checker,
+            agents: { respond: () => ({ structured, text: JSON.stringify(structured) }) },
+          },
+        ),
+      );
+      expect(stallMs).toBeLessThan(3000);
+      expect(['completed', 'failed']).toContain(r.done.status);
+    },
+    20_000,
+  );
+
+  it('a pattern the linear-time engine cannot run is refused before launch', async () => {
+    const r = await attack(
+      `return await wf.runAgent({ name: 'backref', prompt: 'p', outputSchema: { type: 'object', properties: { s: { type: 'string', pattern: '^(a+)\\\\1$' } } } });`,
+      { checker },
+    );
+    expect(r.done.status).toBe('failed');
+    expect(r.done.error?.code).toBe('WF_ENGINE_INVALID_CALL');
+    expect(r.done.error?.message).toContain('outputSchema');
+    expect(r.agents?.stats().started).toBe(0);
+  });
+});
