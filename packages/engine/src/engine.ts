@@ -46,6 +46,7 @@ export const DEFAULT_ENGINE_LIMITS: EngineLimits = Object.freeze({
   readFileMaxBytes: 1024 * 1024,
   maxLogBytes: 1024 * 1024,
   maxArtifactBytes: 16 * 1024 * 1024,
+  maxJournalBytes: 128 * 1024 * 1024,
   replayStallMs: 10_000,
   stopGraceMs: 10_000,
   sandbox: Object.freeze({}),
@@ -274,8 +275,20 @@ export function createEngine(options: EngineOptions): Engine {
       );
       if (gate.paused) wall.pause();
 
+      // invariant 6: each answer is journaled in full, so re-reading one large answer (wf.snapshot,
+      // wf.wait) thousands of times would multiply it on disk; the run's journal is bounded.
+      let journalBytes = 0;
       const journal = new Journal({
-        record: (entry) => recorder.journal(runId, entry),
+        record: (entry) => {
+          journalBytes += jsonSize(entry);
+          recorder.journal(runId, entry);
+          if (journalBytes > limits.maxJournalBytes) {
+            r.fail({
+              code: 'WF_ENGINE_OUTPUT_LIMIT',
+              message: `the run journaled more than ${limits.maxJournalBytes} bytes of wf call inputs and answers (limit maxJournalBytes)`,
+            });
+          }
+        },
         ...(prepared.replay ? { replay: prepared.replay } : {}),
         onIssue: (entry) => r.reserveReplayed(entry),
         onReplay: (entry) => r.applyReplay(entry),
@@ -594,6 +607,7 @@ const POSITIVE_LIMITS = [
   'readFileMaxBytes',
   'maxLogBytes',
   'maxArtifactBytes',
+  'maxJournalBytes',
   'replayStallMs',
   'stopGraceMs',
 ] as const;
@@ -632,6 +646,14 @@ function resolveLimits(patch: Partial<EngineLimits> | undefined): EngineLimits {
 function recordable(value: unknown): unknown {
   const cloned = cloneJson(value);
   return cloned.ok ? cloned.value : null;
+}
+
+function jsonSize(value: unknown): number {
+  try {
+    return JSON.stringify(value)?.length ?? 0;
+  } catch {
+    return 0;
+  }
 }
 
 function checkStart(start: StartOptions): void {

@@ -28,6 +28,8 @@ export interface EngineLimits {
   readonly maxLogBytes: number;
   /** Bytes of `wf.artifact` values per run (JSON size, all artifacts). Default 16 MiB. */
   readonly maxArtifactBytes: number;
+  /** Bytes (JSON) of the run's journal: every call's input and answer. Default 128 MiB. */
+  readonly maxJournalBytes: number;
   /** Largest file `wf.readFile` returns, in bytes. Default 1 MiB. */
   readonly readFileMaxBytes: number;
   /** How long replay waits for a journaled call the workflow has not issued. Default 10 s. */
