@@ -305,7 +305,12 @@ export class Run {
       stop: async (input: { taskId: string; reason?: string }) => {
         const task = this.need(input.taskId, 'stop');
         const reason = input.reason ?? 'stopped by the workflow';
-        if (task.status === 'queued' || task.status === 'running') {
+        // invariant 6: stopping is idempotent; a child already being stopped is not stopped (and
+        // logged) again, so repeated stops with long reasons cannot flood the event log.
+        if (
+          (task.status === 'queued' || task.status === 'running') &&
+          task.stopReason === undefined
+        ) {
           this.deps.events.emit('workflow-log', {
             message: `stopping ${task.taskId} (${task.name}): ${reason}`,
           });

@@ -3,6 +3,7 @@
 // appended to events.jsonl) or on disk; maxCalls alone lets 10,000 calls of 1 MiB each through,
 // about 10 GB, which exhausts the host. The run must fail with a named limit instead
 // (WF_ENGINE_OUTPUT_LIMIT: maxLogBytes covers wf.log and wf.send, maxArtifactBytes wf.artifact).
+import { type AgentProvider, createSimulatedAgents } from '@wf/engine';
 import { afterAll, describe, expect, it } from 'vitest';
 import { attack, both, closeSandbox } from './harness.js';
 
@@ -59,5 +60,38 @@ describe.each(both)('floods ($label)', ({ checker }) => {
     expect(r.done.error?.code).toBe('WF_ENGINE_OUTPUT_LIMIT');
     expect(r.done.error?.message).toMatch(/wf\.send refused.*maxLogBytes/);
     expect(r.agents?.stats()).toMatchObject({ started: 1, disposed: 1, doubleDisposed: 0 });
+  }, 60_000);
+});
+
+/** A provider whose children ignore stop and end on their own after a while (slow real children). */
+function deafProvider(): AgentProvider {
+  const inner = createSimulatedAgents({ delayMs: 1500 });
+  return {
+    name: 'deaf',
+    capabilities: inner.capabilities,
+    async start(request, signal) {
+      const h = await inner.start(request, signal);
+      return { id: h.id, result: h.result, stop: () => {}, dispose: () => h.dispose() };
+    },
+  };
+}
+
+describe('stop-reason flood (checker bypassed)', () => {
+  it('repeated wf.stop with long reasons on a stopping child is bounded by maxLogBytes', async () => {
+    const r = await attack(
+      `const t = await wf.spawnAgent({ name: 'slow-to-stop', prompt: 'p' });
+       const reason = 'R'.repeat(4000);
+       let n = 0;
+       for (let i = 0; i < 2000; i += 1) { try { await wf.stop(t.taskId, reason); n += 1; } catch (e) { break; } }
+       return n;`,
+      { checker: false, provider: deafProvider(), limits: { stopGraceMs: 1000 } },
+    );
+    expect(eventBytes(r.events), JSON.stringify(r.done.error)).toBeLessThan(4 * MiB);
+    const stopping = r.events.filter(
+      (e) =>
+        e.type === 'workflow-log' &&
+        String((e.data as { message?: unknown }).message).startsWith('stopping'),
+    );
+    expect(stopping).toHaveLength(1);
   }, 60_000);
 });
