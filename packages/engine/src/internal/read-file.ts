@@ -1,7 +1,7 @@
 // wf.readFile: a UTF-8 file contained in the workspace. Refuses `..` escapes, absolute paths
 // outside the root, symlinks (anywhere on the path), non-files and files over the size cap.
 import { constants } from 'node:fs';
-import { lstat, open, realpath } from 'node:fs/promises';
+import { lstat, open, readlink, realpath } from 'node:fs/promises';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { EngineError } from '../errors.js';
 
@@ -46,6 +46,13 @@ export async function readWorkspaceFile(
   try {
     const st = await handle.stat();
     if (!st.isFile()) throw deny(path, 'not an ordinary file');
+    // invariant 8: the lstat walk races a directory on the path being swapped for a symlink, so
+    // the file actually opened is located again from its descriptor (Linux names it under
+    // /proc/self/fd; elsewhere realpath) and must still be inside the workspace.
+    const opened = await readlink(`/proc/self/fd/${handle.fd}`).catch(() => realpath(target));
+    const openedRel = relative(realRoot, opened);
+    if (openedRel === '' || openedRel.startsWith('..') || isAbsolute(openedRel))
+      throw deny(path, 'the path changed to leave the workspace while it was being opened');
     if (st.size > maxBytes)
       throw deny(path, `the file has ${st.size} bytes, more than the ${maxBytes} allowed`);
     const buf = Buffer.alloc(st.size);

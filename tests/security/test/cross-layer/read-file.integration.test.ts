@@ -9,6 +9,7 @@ import {
   mkdirSync,
   mkdtempSync,
   openSync,
+  renameSync,
   rmSync,
   symlinkSync,
   writeFileSync,
@@ -129,6 +130,52 @@ describe.each(both)('wf.readFile containment ($label)', ({ checker }) => {
     expect(out['sub/fifo2']?.code).toBe('WF_ENGINE_READ_DENIED');
     expect(Date.now() - started).toBeLessThan(5000);
   }, 15_000);
+
+  it('a directory swapped for a symlink while reads run never yields a file outside', async () => {
+    // The swap races the lstat walk and open(2): the file opened must be the file checked.
+    const real = join(ws, 'swap-real');
+    const swap = join(ws, 'swap');
+    const evil = join(ws, 'swap-evil');
+    for (const p of [real, swap, evil]) rmSync(p, { recursive: true, force: true });
+    mkdirSync(real, { recursive: true });
+    writeFileSync(join(real, 'secret.txt'), 'inside');
+    symlinkSync(join(base, 'outside'), evil);
+    let flip = false;
+    renameSync(real, swap);
+    const timer = setInterval(() => {
+      try {
+        // atomic swaps: swap <-> real dir / symlink to outside
+        if (flip) {
+          renameSync(swap, evil);
+          renameSync(real, swap);
+        } else {
+          renameSync(swap, real);
+          renameSync(evil, swap);
+        }
+        flip = !flip;
+      } catch {
+        // a read holds nothing open on the path; a failed swap just retries next tick
+      }
+    }, 0);
+    try {
+      const r = await attack(
+        `const seen = [];
+         for (let i = 0; i < 300; i += 1) {
+           try { seen.push(await wf.readFile('swap/secret.txt')); } catch (e) { seen.push(e.code); }
+         }
+         return seen;`,
+        { checker, workspace: ws },
+      );
+      expect(r.done.status).toBe('completed');
+      const seen = r.done.result as string[];
+      expect(seen.filter((x) => x.includes('TOP-SECRET'))).toEqual([]);
+      expect(new Set(seen.filter((x) => x !== 'inside'))).toEqual(
+        new Set(seen.some((x) => x !== 'inside') ? ['WF_ENGINE_READ_DENIED'] : []),
+      );
+    } finally {
+      clearInterval(timer);
+    }
+  });
 
   it('a NUL byte or an over-long path is an invalid call that fails the run', async () => {
     for (const p of ['ok.txt\u0000../../etc/passwd', 'a/'.repeat(3000)]) {
