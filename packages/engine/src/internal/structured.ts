@@ -17,6 +17,13 @@ const linearRegExp = Object.assign(
   { code: 'RE2JS' },
 );
 
+/**
+ * ajv compiles a schema into code on the host thread in superlinear time (about 0.3 s for 32 KB
+ * and 3 s for 150 KB of properties on the CI machine; larger ones overflow its stack), so a
+ * guest-supplied schema is bounded before compiling (invariant 6).
+ */
+export const MAX_SCHEMA_CHARS = 32 * 1024;
+
 export interface SchemaCheck {
   /** `{ ok: false }` when the schema itself is unusable. */
   compile(
@@ -38,6 +45,12 @@ export function createSchemaCheck(): SchemaCheck {
   return {
     compile(schema) {
       const key = JSON.stringify(schema);
+      if (key.length > MAX_SCHEMA_CHARS) {
+        return {
+          ok: false,
+          message: `it is ${key.length} characters of JSON, more than the ${MAX_SCHEMA_CHARS} allowed`,
+        };
+      }
       const hit = cache.get(key);
       if (hit) return { ok: true, validate: hit };
       try {

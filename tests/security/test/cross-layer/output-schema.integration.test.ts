@@ -62,4 +62,21 @@ describe.each(both)('hostile outputSchema ($label)', ({ checker }) => {
     expect(r.done.error?.message).toContain('outputSchema');
     expect(r.agents?.stats().started).toBe(0);
   });
+
+  it('a huge schema is refused before ajv compiles it on the host thread', async () => {
+    // 2,000 object properties: about 200 KB, several seconds of ajv code generation.
+    const { value: r, stallMs } = await maxStall(() =>
+      attack(
+        `const properties = {};
+         for (let i = 0; i < 2000; i += 1) properties['p' + i] = { type: 'object', properties: { a: { type: 'string', minLength: 1 }, b: { type: 'number' } } };
+         return await wf.runAgent({ name: 'wide', prompt: 'p', outputSchema: { type: 'object', properties } });`,
+        { checker },
+      ),
+    );
+    expect(stallMs).toBeLessThan(1500);
+    expect(r.done.status).toBe('failed');
+    expect(r.done.error?.code).toBe('WF_ENGINE_INVALID_CALL');
+    expect(r.done.error?.message).toMatch(/outputSchema.*characters/);
+    expect(r.agents?.stats().started).toBe(0);
+  }, 20_000);
 });
