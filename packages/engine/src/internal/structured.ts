@@ -75,18 +75,21 @@ export function describeErrors(validate: ValidateFunction): string {
 
 /** The last fenced ```json block, else the first balanced JSON object/array in the text. */
 export function extractJson(text: string): { found: true; value: unknown } | { found: false } {
-  const fences = [...text.matchAll(/```(?:json)?\s*\n([\s\S]*?)```/g)];
+  const fences = fenceBodies(text);
   for (let i = fences.length - 1; i >= 0; i -= 1) {
     try {
-      return { found: true, value: JSON.parse(fences[i]?.[1] ?? '') };
+      return { found: true, value: JSON.parse(fences[i] ?? '') };
     } catch {
       // try the next candidate
     }
   }
-  for (let start = 0; start < text.length && start < 100_000; start += 1) {
+  // invariant 6: the child's text is steerable by the workflow; without a bound, a text of
+  // unbalanced brackets costs one full scan per bracket (60 KB of '{' took 5 s on the host thread).
+  const budget = { steps: MAX_SCAN_STEPS };
+  for (let start = 0; start < text.length && start < 100_000 && budget.steps > 0; start += 1) {
     const c = text[start];
     if (c !== '{' && c !== '[') continue;
-    const end = balancedEnd(text, start);
+    const end = balancedEnd(text, start, budget);
     if (end < 0) continue;
     try {
       return { found: true, value: JSON.parse(text.slice(start, end + 1)) };
@@ -97,10 +100,41 @@ export function extractJson(text: string): { found: true; value: unknown } | { f
   return { found: false };
 }
 
-function balancedEnd(text: string, start: number): number {
+/** Character steps the bracket search may take for one answer (a few tens of ms). */
+const MAX_SCAN_STEPS = 4_000_000;
+
+/**
+ * The bodies of ```json fenced blocks, as /```(?:json)?\s*\n([\s\S]*?)```/g finds them, in one
+ * linear pass (that regex backtracks quadratically on a fence followed by many newlines).
+ */
+function fenceBodies(text: string): string[] {
+  const out: string[] = [];
+  let at = text.indexOf('```');
+  while (at >= 0) {
+    let i = at + 3;
+    if (text.startsWith('json', i)) i += 4;
+    let newline = -1;
+    while (i < text.length && /\s/.test(text[i] ?? '')) {
+      if (text[i] === '\n') newline = i;
+      i += 1;
+    }
+    if (newline < 0) {
+      at = text.indexOf('```', at + 1);
+      continue;
+    }
+    const close = text.indexOf('```', newline + 1);
+    if (close < 0) break;
+    out.push(text.slice(newline + 1, close));
+    at = text.indexOf('```', close + 3);
+  }
+  return out;
+}
+
+function balancedEnd(text: string, start: number, budget: { steps: number }): number {
   let depth = 0;
   let inString = false;
   for (let i = start; i < text.length; i += 1) {
+    if (--budget.steps <= 0) return -1;
     const c = text[i];
     if (inString) {
       if (c === '\\') i += 1;

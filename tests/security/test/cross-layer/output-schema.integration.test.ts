@@ -2,6 +2,7 @@
 // schemas as trusted code; a hostile one must not stall the host: a catastrophic `pattern` checked
 // against a child's answer (which the workflow steers through its prompt) would block the event
 // loop of the whole host for minutes, with no wall limit able to interrupt it (invariant 6).
+import { type AgentProvider, createSimulatedAgents } from '@wf/engine';
 import { afterAll, describe, expect, it } from 'vitest';
 import { attack, both, closeSandbox } from './harness.js';
 
@@ -22,6 +23,28 @@ async function maxStall<T>(work: () => Promise<T>): Promise<{ value: T; stallMs:
   } finally {
     clearInterval(timer);
   }
+}
+
+/** Children that answer with `text` only (no provider-side structured output). */
+function textOnly(text: string): AgentProvider {
+  const inner = createSimulatedAgents({});
+  return {
+    name: 'text-only',
+    capabilities: inner.capabilities,
+    async start(request, signal) {
+      const h = await inner.start(request, signal);
+      return {
+        id: h.id,
+        result: h.result.then((res) => ({
+          status: res.status,
+          text,
+          ...(res.usage ? { usage: res.usage } : {}),
+        })),
+        stop: (why) => h.stop(why),
+        dispose: () => h.dispose(),
+      };
+    },
+  };
 }
 
 // On a backtracking engine this pattern against 34 'a's and a '!' takes minutes.
@@ -79,4 +102,24 @@ describe.each(both)('hostile outputSchema ($label)', ({ checker }) => {
     expect(r.done.error?.message).toMatch(/outputSchema.*characters/);
     expect(r.agents?.stats().started).toBe(0);
   }, 20_000);
+
+  it.each([
+    ['unbalanced brackets', '{'.repeat(200_000)],
+    ['a fence followed by newlines', `\`\`\`${'\n'.repeat(200_000)}`],
+  ])(
+    'an answer of %s is searched for JSON in linear time',
+    async (_k, text) => {
+      const { value: r, stallMs } = await maxStall(() =>
+        attack(
+          `const t = await wf.runAgent({ name: 'steered', prompt: 'p', outputSchema: { type: 'object' } });
+         return t === null ? wf.lastFailure().error.code : t.status;`,
+          { checker, provider: textOnly(text) },
+        ),
+      );
+      expect(stallMs).toBeLessThan(1500);
+      expect(r.done.status).toBe('completed');
+      expect(r.done.result).toBe('WF_ENGINE_OUTPUT_INVALID');
+    },
+    30_000,
+  );
 });
