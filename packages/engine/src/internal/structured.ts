@@ -24,6 +24,18 @@ const linearRegExp = Object.assign(
  */
 export const MAX_SCHEMA_CHARS = 32 * 1024;
 
+/** invariant 6: true when `keyword` is set to true anywhere in a JSON schema. */
+function usesKeyword(schema: unknown, keyword: string): boolean {
+  const stack: unknown[] = [schema];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (typeof node !== 'object' || node === null) continue;
+    if (!Array.isArray(node) && (node as Record<string, unknown>)[keyword] === true) return true;
+    for (const child of Object.values(node)) stack.push(child);
+  }
+  return false;
+}
+
 export interface SchemaCheck {
   /** `{ ok: false }` when the schema itself is unusable. */
   compile(
@@ -49,6 +61,13 @@ export function createSchemaCheck(): SchemaCheck {
         return {
           ok: false,
           message: `it is ${key.length} characters of JSON, more than the ${MAX_SCHEMA_CHARS} allowed`,
+        };
+      }
+      if (usesKeyword(schema, 'uniqueItems')) {
+        return {
+          ok: false,
+          message:
+            'uniqueItems is not supported: ajv checks it in quadratic time on the host thread (20,000 objects took 5 s)',
         };
       }
       const hit = cache.get(key);

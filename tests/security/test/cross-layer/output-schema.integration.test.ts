@@ -122,4 +122,19 @@ describe.each(both)('hostile outputSchema ($label)', ({ checker }) => {
     },
     30_000,
   );
+
+  it('uniqueItems (a quadratic check on the host thread) is refused before launch', async () => {
+    const items = JSON.stringify(Array.from({ length: 20_000 }, (_, i) => ({ a: i })));
+    const { value: r, stallMs } = await maxStall(() =>
+      attack(
+        `const t = await wf.runAgent({ name: 'uniq', prompt: 'p', outputSchema: { type: 'object', properties: { list: { type: 'array', uniqueItems: true } } } });
+         return t === null ? wf.lastFailure().error.code : t.status;`,
+        { checker, provider: textOnly(`{"list":${items}}`) },
+      ),
+    );
+    expect(stallMs).toBeLessThan(1500);
+    expect(r.done.status).toBe('failed');
+    expect(r.done.error?.code).toBe('WF_ENGINE_INVALID_CALL');
+    expect(r.done.error?.message).toContain('uniqueItems');
+  }, 30_000);
 });
