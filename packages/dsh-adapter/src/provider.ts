@@ -155,7 +155,7 @@ export function createDshAgentProvider(options: DshAgentProviderOptions): DshAge
         'WF_DSH_PROVIDER_MISSING',
         `task "${request.name}": DSH subagent provider "${name}" is not mounted`,
       );
-    if (request.readOnly && caps.toolFilter !== true)
+    if ((request.readOnly || request.toolFree) && caps.toolFilter !== true)
       throw new DshAdapterError(
         'WF_DSH_CAPABILITY_MISSING',
         `task "${request.name}" is read-only, but DSH provider "${name}" cannot restrict tools (no toolFilter capability); refused before launch`,
@@ -174,7 +174,9 @@ export function createDshAgentProvider(options: DshAgentProviderOptions): DshAge
       throw new DshAdapterError('WF_DSH_LAUNCH_FAILED', `task "${request.name}": launch aborted`);
 
     let toolFilter: HostSubagentStartRequest['toolFilter'];
-    if (request.readOnly)
+    // A tool-free child (the structured-output repair) gets an empty allow-list: fail closed.
+    if (request.toolFree) toolFilter = { allow: [] };
+    else if (request.readOnly)
       toolFilter = { allow: readOnlyAllowList(options.tools, options.parent, trusted, own) };
     else if (caps.toolFilter === true) {
       const hide = visibleOwnTools(options.tools, options.parent, own);

@@ -124,6 +124,19 @@ describe('AgentProvider over ctx.subagents', () => {
     expect(subagents.starts[0]?.request.toolFilter).toEqual({ allow: [] });
   });
 
+  it('gives tool-free children (structured-output repairs) an empty allow-list', async () => {
+    const subagents = fakeSubagents({ spawn: FULL_CAPS }, completes('repair'));
+    const provider = createDshAgentProvider({
+      subagents,
+      tools: fakeTools(['read', 'grep', 'write']),
+      parent: fakeAgent(),
+      ownToolNames: OWN,
+    });
+    const request = task({ kind: 'repair', readOnly: true, toolFree: true });
+    await (await provider.start(request, new AbortController().signal)).result;
+    expect(subagents.starts[0]?.request.toolFilter).toEqual({ allow: [] });
+  });
+
   it('hides our own tools from write children so a workflow cannot recurse', async () => {
     const subagents = fakeSubagents({ spawn: FULL_CAPS }, completes('w'));
     const provider = createDshAgentProvider({
