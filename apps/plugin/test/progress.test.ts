@@ -173,4 +173,22 @@ describe('createProgressView', () => {
     expect(last).toContain('demo · completed · 70ms');
     expect(last).toContain('agents 2: 0 running, 2 done, 0 failed');
   });
+
+  it('never draws after finish, even with a redraw scheduled before a note (the Ctrl-C path)', async () => {
+    const screen = new Screen(true, 80, 24);
+    let now = T0;
+    const view = createProgressView({ out: screen, unicode: true, now: () => now, intervalMs: 20 });
+    const events = syntheticEvents({ t0: T0, agents: [{ name: 'a', start: 0, end: 50 }], end: 70 });
+    const [first, ...rest] = events;
+    view.event(first!); // first draw
+    now += 1;
+    view.event(rest[0]!); // within the interval: a redraw is scheduled
+    view.note('wf: Ctrl-C: stopping run'); // draws at once while that redraw is still pending
+    for (const e of rest.slice(1)) view.event(e);
+    view.finish();
+    const atFinish = screen.text;
+    expect(atFinish.endsWith('\n\u001b[?25h')).toBe(true);
+    await new Promise((r) => setTimeout(r, 80));
+    expect(screen.text).toBe(atFinish);
+  });
 });

@@ -62,6 +62,9 @@ function ttyView(
   let finished = false;
   let pending: NodeJS.Timeout | undefined;
   const draw = () => {
+    // A direct draw (note, finish) cancels the scheduled one: a timer left behind by note() once
+    // fired after finish() and redrew the frame over the run's summary lines.
+    if (pending) clearTimeout(pending);
     pending = undefined;
     lastDraw = now();
     const lines = renderProgressFrame(model, {
@@ -79,7 +82,9 @@ function ttyView(
   const schedule = () => {
     if (finished || pending) return;
     const wait = Math.max(0, interval - (now() - lastDraw));
-    pending = setTimeout(draw, wait);
+    pending = setTimeout(() => {
+      if (!finished) draw();
+    }, wait);
   };
   const clock = setInterval(schedule, Math.max(interval, 250));
   clock.unref();
