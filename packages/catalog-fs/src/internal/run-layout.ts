@@ -4,7 +4,8 @@ import { createHash } from 'node:crypto';
 import type * as fsp from 'node:fs/promises';
 import { readdir, realpath } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
-import { CatalogFsCode, CatalogFsError, isCatalogFsError, type OperationError } from '../errors.js';
+import { CatalogFsCode, CatalogFsError, isCatalogFsError } from '../errors.js';
+import { fail } from './failure.js';
 import type { FsyncPolicy, RunSnapshot, RunStoreOptions, RunSummary } from '../run-store-types.js';
 import {
   type RunFinishRecordShape,
@@ -76,12 +77,6 @@ export function checkRunId(runId: unknown): asserts runId is string {
       `run id ${JSON.stringify(String(runId)).slice(0, 80)} is not a safe identifier (letters, digits, ".", "_", "-"; at most 128)`,
     );
   }
-}
-
-export function fail(error: unknown): { ok: false; error: OperationError } {
-  if (isCatalogFsError(error))
-    return { ok: false, error: { code: error.code, message: error.message } };
-  throw error;
 }
 
 export function isTerminal(status: unknown): status is TerminalRunStatus {

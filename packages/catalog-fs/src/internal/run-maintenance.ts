@@ -3,11 +3,11 @@
 import { randomBytes } from 'node:crypto';
 import * as fsp from 'node:fs/promises';
 import { CatalogFsCode, CatalogFsError, type Result } from '../errors.js';
+import { fail } from './failure.js';
 import type { RunSnapshot, RunSummary } from '../run-store-types.js';
 import {
   CODES,
   checkRunId,
-  fail,
   isTerminal,
   LIVE,
   liveRun,

@@ -1,13 +1,13 @@
 // The run store's read side: loading a run for resume, listing, showing, tailing events and
 // resolving a run id or display alias. Reads never take a lock; they parse defensively.
 import { CatalogFsCode, CatalogFsError } from '../errors.js';
+import { fail } from './failure.js';
 import type { Result } from './../errors.js';
 import type { RunSummary } from '../run-store-types.js';
 import type { JournalEntryRecord, RunEventRecord, RunStartRecordShape } from './run-types.js';
 import {
   CODES,
   checkRunId,
-  fail,
   liveRun,
   MAX_LOG_BYTES,
   MAX_SNAPSHOT_BYTES,
