@@ -29,7 +29,8 @@ import { createHostApi } from './host-api.js';
 import { Journal } from './journal.js';
 import { cloneJson } from './json.js';
 import { preflight } from './preflight.js';
-import { errorInfo, Run, type RunScope } from './run.js';
+import { errorInfo } from './run-agent.js';
+import { Run, type RunScope } from './run.js';
 
 /** Runs one prepared run to its end; every way it can end goes through finishWith. */
 export async function execute(e: EngineState, ctx: RunContext): Promise<RunDone> {

@@ -5,7 +5,7 @@ import type { RunHandle } from '../types.js';
 import { type EngineState, type Prepared, type RunContext, safeEmit } from './engine-state.js';
 import { createEventLog } from './event-log.js';
 import { execute, finishWith } from './execute.js';
-import { errorInfo } from './run.js';
+import { errorInfo } from './run-agent.js';
 import { createGate } from './semaphore.js';
 
 export function begin(e: EngineState, prepared: Prepared): RunHandle {
