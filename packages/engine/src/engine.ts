@@ -261,6 +261,7 @@ export function createEngine(options: EngineOptions): Engine {
         deployment,
         schemas,
         ...(options.workspace !== undefined ? { workspace: options.workspace } : {}),
+        ...(options.readFile?.deny ? { readFileDeny: options.readFile.deny } : {}),
         ...(options.resolveWorkflow ? { resolveWorkflow: options.resolveWorkflow } : {}),
         runNested: (nested, nestedArgs, nestedName): Promise<unknown> =>
           runNested(r, nested, nestedArgs, nestedName, box, seed, startTime),

@@ -23,7 +23,7 @@ import type { EventLog } from './event-log.js';
 import { readWorkspaceFile } from './read-file.js';
 import { redactHostMessage } from './redact.js';
 import { createSemaphore, type Gate, type Semaphore } from './semaphore.js';
-import { describeErrors, extractJson, type SchemaCheck } from './structured.js';
+import { extractJson, type SchemaCheck, type SchemaVerdict } from './structured.js';
 
 export interface RunScope {
   /** 0 for the run itself, 1 inside `wf.workflow`. */
@@ -69,6 +69,8 @@ export interface RunDeps {
   readonly deployment: Semaphore;
   readonly schemas: SchemaCheck;
   readonly workspace?: string;
+  /** Roots `wf.readFile` refuses besides `.dsh/` (run store, catalog). */
+  readonly readFileDeny?: readonly string[];
   readonly resolveWorkflow?: (name: string) => Promise<ResolvedWorkflow | undefined>;
   /** Runs a nested source workflow in the same run (fresh sandbox, depth 1). */
   readonly runNested: (workflow: ResolvedWorkflow, args: unknown, name: string) => Promise<unknown>;
@@ -411,6 +413,7 @@ export class Run {
           this.deps.workspace,
           input.path,
           this.deps.limits.readFileMaxBytes,
+          this.deps.readFileDeny,
         );
       },
       phase: async (input: { name: string; state: 'started' | 'completed' }) => {
@@ -782,27 +785,17 @@ export class Run {
     raw: AgentResult,
     signal: AbortSignal,
   ): Promise<{ result: AgentResult; repaired: boolean; repairUsage?: ReturnType<typeof usageOf> }> {
-    const compiled = this.deps.schemas.compile(task.request.outputSchema);
-    if (!compiled.ok)
-      return {
-        result: {
-          ...raw,
-          status: 'failed',
-          error: { code: 'WF_ENGINE_OUTPUT_INVALID', message: compiled.message },
-        },
-        repaired: false,
-      };
-    const validate = compiled.validate;
-    const attempt = (r: AgentResult): { ok: true; value: unknown } | { ok: false; why: string } => {
+    // invariant 6: ajv compiles and validates in a schema worker, under a time and heap bound.
+    const attempt = async (r: AgentResult): Promise<SchemaVerdict> => {
       const candidate =
         r.structured !== undefined
           ? { found: true as const, value: r.structured }
           : extractJson(r.text);
-      if (!candidate.found) return { ok: false, why: 'the answer contains no JSON value' };
-      if (validate(candidate.value)) return { ok: true, value: candidate.value };
-      return { ok: false, why: describeErrors(validate) };
+      if (!candidate.found)
+        return { ok: false, why: 'the answer contains no JSON value', final: false };
+      return this.deps.schemas.validate(task.request.outputSchema, candidate.value);
     };
-    const first = attempt(raw);
+    const first = await attempt(raw);
     if (first.ok) return { result: { ...raw, structured: first.value }, repaired: false };
     const invalid = (why: string): AgentResult => ({
       ...raw,
@@ -812,7 +805,7 @@ export class Run {
         message: `${task.taskId} (${task.name}): structured output does not match outputSchema: ${why}`,
       },
     });
-    if (!this.deps.agents.capabilities.toolFilter || signal.aborted)
+    if (!this.deps.agents.capabilities.toolFilter || signal.aborted || first.final)
       return { result: invalid(first.why), repaired: false };
     // The repair child is tool-free and not counted against maxAgents (at most one per task).
     const repairRequest: AgentRequest = {
@@ -868,7 +861,7 @@ export class Run {
         repairUsage,
       };
     }
-    const second = attempt(repaired);
+    const second = await attempt(repaired);
     if (!second.ok)
       return {
         result: invalid(`${first.why}; after one repair: ${second.why}`),
