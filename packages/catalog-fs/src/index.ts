@@ -11,7 +11,7 @@ export type {
   CatalogScope,
   SaveOptions,
   TrustedLocalModule,
-} from './catalog.js';
+} from './catalog-types.js';
 export { DEFAULT_CATALOG_LIMITS, defaultCatalogRoots, openCatalog } from './catalog.js';
 export type { CatalogFsErrorCode, OperationError, Result } from './errors.js';
 export { CatalogFsCode, CatalogFsError, isCatalogFsError } from './errors.js';
@@ -31,5 +31,5 @@ export type {
   RunStore,
   RunStoreOptions,
   RunSummary,
-} from './run-store.js';
+} from './run-store-types.js';
 export { openRunStore } from './run-store.js';
