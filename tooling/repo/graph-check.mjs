@@ -14,15 +14,19 @@ const root =
     : resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
 // DESIGN.md section 3, as data. Runtime imports (`dependencies` and src/) may only go to these.
+// @wf/errors is the leaf every layer may import (the error kit); it imports nothing itself.
+const KIT = '@wf/errors';
 export const ALLOWED = {
-  '@wf/source-contract': [],
-  '@wf/sandbox': [],
-  '@wf/bridge': [],
-  '@wf/catalog-fs': ['@wf/bridge'],
-  '@wf/engine': ['@wf/source-contract', '@wf/sandbox', '@wf/bridge'],
-  '@wf/patterns': ['@wf/bridge'],
-  '@wf/dsh-adapter': ['@wf/engine', '@wf/bridge'],
+  '@wf/errors': [],
+  '@wf/source-contract': [KIT],
+  '@wf/sandbox': [KIT],
+  '@wf/bridge': [KIT],
+  '@wf/catalog-fs': [KIT, '@wf/bridge'],
+  '@wf/engine': [KIT, '@wf/source-contract', '@wf/sandbox', '@wf/bridge'],
+  '@wf/patterns': [KIT, '@wf/bridge'],
+  '@wf/dsh-adapter': [KIT, '@wf/engine', '@wf/bridge'],
   '@wf/plugin': [
+    KIT,
     '@wf/source-contract',
     '@wf/sandbox',
     '@wf/bridge',

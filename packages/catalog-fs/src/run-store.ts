@@ -20,7 +20,7 @@ import {
   type RunStatus,
   TERMINAL_STATUSES,
   type TerminalRunStatus,
-} from './internal/run-types.js';
+} from './run-types.js';
 import {
   type ErrorCodes,
   errno,
@@ -741,7 +741,7 @@ export async function openRunStore(options: RunStoreOptions): Promise<RunStore> 
           input: { truncated: true },
           outcome: {
             ok: false,
-            error: { code: 'WF_RUNSTORE_IO', message: 'journal entry exceeded maxLineBytes' },
+            error: { code: 'WF_CATALOG_RUN_IO', message: 'journal entry exceeded maxLineBytes' },
           },
         })),
       );

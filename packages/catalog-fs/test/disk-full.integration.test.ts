@@ -87,7 +87,7 @@ describe.runIf(mounted)('disk full (real tmpfs)', () => {
         () => 'finished',
         (e: { code?: string }) => e.code,
       ),
-    ).resolves.toBe('WF_RUNSTORE_IO');
+    ).resolves.toBe('WF_CATALOG_RUN_IO');
     rmSync(filler);
     // finish() rejected while the disk was full; the run stayed live with its lines buffered,
     // and the lease tick finishes it once space returns, without another call.

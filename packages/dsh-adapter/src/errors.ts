@@ -1,5 +1,7 @@
 // The one error module of @wf/dsh-adapter. Expected outcomes (a refused launch, an unavailable
 // host service) are data; these codes name why.
+import { hasErrorBrand, WfError } from '@wf/errors';
+
 export const DSH_ERROR_CODES = {
   /** A task needs a provider capability (toolFilter, outputSchema...) the DSH provider lacks. */
   WF_DSH_CAPABILITY_MISSING: 'WF_DSH_CAPABILITY_MISSING',
@@ -19,25 +21,11 @@ export const DSH_ERROR_CODES = {
 
 export type DshErrorCode = keyof typeof DSH_ERROR_CODES;
 
-const BRAND = Symbol.for('@wf/dsh-adapter.error');
+/** The adapter's error; `DshAdapterError.is` recognises it across package copies and realms. */
+export class DshAdapterError extends WfError<DshErrorCode> {
+  static override readonly brand: string = '@wf/dsh-adapter';
 
-export class DshAdapterError extends Error {
-  readonly code: DshErrorCode;
-  override readonly cause?: unknown;
-  readonly [BRAND] = true;
-
-  constructor(code: DshErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message);
-    this.name = 'DshAdapterError';
-    this.code = code;
-    if (options && 'cause' in options) this.cause = options.cause;
-  }
-
-  static is(value: unknown): value is DshAdapterError {
-    return (
-      typeof value === 'object' &&
-      value !== null &&
-      (value as { [BRAND]?: unknown })[BRAND] === true
-    );
+  static override is(value: unknown): value is DshAdapterError {
+    return hasErrorBrand(value, DshAdapterError.brand);
   }
 }
