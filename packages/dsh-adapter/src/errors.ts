@@ -17,6 +17,14 @@ export const DSH_ERROR_CODES = {
   WF_DSH_STRUCTURED_INVALID: 'WF_DSH_STRUCTURED_INVALID',
   /** A steering message could not be delivered (remote or finished child). */
   WF_DSH_SEND_UNAVAILABLE: 'WF_DSH_SEND_UNAVAILABLE',
+  /** An optional host service (user questions, jobs) is not mounted, or has no provider. */
+  WF_DSH_SERVICE_UNAVAILABLE: 'WF_DSH_SERVICE_UNAVAILABLE',
+  /** An optional host service threw for another reason. */
+  WF_DSH_SERVICE_FAILED: 'WF_DSH_SERVICE_FAILED',
+  /** A question was asked on behalf of a child agent, which may not ask the user. */
+  WF_DSH_QUESTION_DELEGATED: 'WF_DSH_QUESTION_DELEGATED',
+  /** A question was cancelled (its signal aborted) before the user answered. */
+  WF_DSH_QUESTION_CANCELLED: 'WF_DSH_QUESTION_CANCELLED',
 } as const;
 
 export type DshErrorCode = keyof typeof DSH_ERROR_CODES;
