@@ -160,7 +160,7 @@ export type ValidateCallResult =
       ok: false;
       issues: ValidationIssue[];
       /** Set when the input has more than `CALL_LIMITS.maxNodes` values. */
-      code?: typeof BRIDGE_ERROR_CODES.CALL_TOO_LARGE;
+      code?: typeof BRIDGE_ERROR_CODES.WF_BRIDGE_CALL_TOO_LARGE;
     };
 
 const HOST_CALL_NAMES: ReadonlySet<string> = new Set(Object.keys(CALL_SCHEMAS));
@@ -197,7 +197,7 @@ export function validateCall(
   if (!result.ok) {
     const issues = result.issues.map((i) => ({ path: i.path, message: prefix + i.message }));
     return result.tooLarge
-      ? { ok: false, issues, code: BRIDGE_ERROR_CODES.CALL_TOO_LARGE }
+      ? { ok: false, issues, code: BRIDGE_ERROR_CODES.WF_BRIDGE_CALL_TOO_LARGE }
       : { ok: false, issues };
   }
   const issues: ValidationIssue[] = [];
