@@ -34,7 +34,7 @@ export const CALL_LIMITS = {
    * about 1-3 µs per value; one 1 MB `wf.workflow` input of small objects took 2.9 s. Past this
    * bound the call fails `WF_BRIDGE_CALL_TOO_LARGE` before any schema runs.
    */
-  maxNodes: 50_000,
+  maxNodes: 20_000,
 } as const;
 
 /** The evidence-ref prefixes a task may cite. */
