@@ -3,16 +3,10 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  collect,
-  demoCapsule,
-  json,
-  type Project,
-  startWf,
-  tempProject,
-  waitForOutput,
-  wf,
-} from './helpers/wf-cli.js';
+import * as cli from './helpers/wf-cli.js';
+
+const { collect, demoCapsule, json, startWf, tempProject, waitForOutput, wf } = cli;
+type Project = cli.Project;
 
 let p: Project;
 let first: string;

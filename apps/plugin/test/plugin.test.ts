@@ -224,6 +224,19 @@ const MANIFEST = {
   patterns: ['fan-out-and-synthesize'],
 };
 
+/** The inline fan-out through the run tool, waiting for its reply. */
+const runFan = async (h: Harness, names: string[], wait?: false) =>
+  (await h.tools
+    .get('run_workflow')
+    ?.execute(
+      { source: FAN, manifest: MANIFEST, args: { names }, ...(wait === false ? { wait } : {}) },
+      exec(h),
+    )) as {
+    runId: string;
+    status: string;
+    result: unknown;
+  };
+
 const nativeEvents = (s: Session) =>
   s.events
     .filter((e) => e.type.startsWith('tool-workflow/'))
@@ -339,19 +352,11 @@ describe('run_workflow', () => {
       sandboxMode: 'danger-full-access',
       config: { approvalMode: 'always' },
     });
-    const r1 = (await full.tools
-      .get('run_workflow')
-      ?.execute({ source: FAN, manifest: MANIFEST, args: { names: ['x'] } }, exec(full))) as {
-      status: string;
-    };
+    const r1 = await runFan(full, ['x']);
     expect(r1.status).toBe('completed');
     expect(full.approvals).toEqual([]);
     const gated = harness({ approval: 'rejected' });
-    const r2 = (await gated.tools
-      .get('run_workflow')
-      ?.execute({ source: FAN, manifest: MANIFEST, args: { names: ['x'] } }, exec(gated))) as {
-      status: string;
-    };
+    const r2 = await runFan(gated, ['x']);
     expect(r2.status).toBe('denied');
     expect(gated.starts).toEqual([]);
     expect(nativeEvents(gated.parentSession).map(([t]) => t)).toEqual(['run-start', 'run-end']);
@@ -385,12 +390,7 @@ describe('run_workflow', () => {
   it('unload stops every active run and awaits it; no new runs afterwards', async () => {
     const h = harness({ approval: 'allowed-once' });
     h.gate = new Promise<void>(() => {}); // children never answer on their own
-    const reply = (await h.tools
-      .get('run_workflow')
-      ?.execute(
-        { source: FAN, manifest: MANIFEST, args: { names: ['stuck'] }, wait: false },
-        exec(h),
-      )) as { runId: string };
+    const reply = await runFan(h, ['stuck'], false);
     await new Promise((r) => setTimeout(r, 50));
     await h.unload();
     const ev = nativeEvents(h.parentSession);
@@ -449,6 +449,29 @@ describe('run_workflow', () => {
     };
     expect(r).toMatchObject({ status: 'completed', result: 'local ran' });
   });
+
+  it('a run store that cannot open is a visible error, not runs kept in memory', async () => {
+    // a regular file where the run directory belongs: openRunStore refuses it
+    mkdirSync(join(dir, '.dsh'), { recursive: true });
+    writeFileSync(join(dir, '.dsh', 'workflow-runs'), 'not a directory');
+    const h = harness({ approval: 'allowed-once' });
+    await expect(runFan(h, ['a'])).rejects.toThrow(
+      /WF_PLUGIN_RUN_STORE_UNAVAILABLE: .*workflow-runs.*cannot be opened/,
+    );
+    expect(h.starts).toEqual([]);
+    await expect(tool(h, 'workflow_manage').execute({ action: 'list' }, exec(h))).rejects.toThrow(
+      /WF_PLUGIN_RUN_STORE_UNAVAILABLE/,
+    );
+    // listing workflows needs no run store
+    expect(await tool(h, 'workflow_list').execute({}, exec(h))).toMatchObject({
+      entries: expect.arrayContaining([
+        expect.objectContaining({ name: 'parallel-investigation' }),
+      ]),
+    });
+    // fixed on disk, the next call opens the store (no restart)
+    rmSync(join(dir, '.dsh', 'workflow-runs'));
+    expect(await runFan(h, ['a'])).toMatchObject({ status: 'completed' });
+  });
 });
 
 describe('/workflow command', () => {
@@ -488,14 +511,6 @@ describe('/workflow command', () => {
 describe('workflow_manage', () => {
   const manage = (h: Harness, args: Record<string, unknown>) =>
     tool(h, 'workflow_manage').execute(args, exec(h)) as Promise<Record<string, unknown>>;
-  const runFan = async (h: Harness, names: string[]) =>
-    (await h.tools
-      .get('run_workflow')
-      ?.execute({ source: FAN, manifest: MANIFEST, args: { names } }, exec(h))) as {
-      runId: string;
-      status: string;
-      result: unknown;
-    };
 
   it('lists, shows and replays events of runs; save, rename, revise and delete saved capsules', async () => {
     const h = harness({ approval: 'allowed-once' });
@@ -592,12 +607,7 @@ describe('workflow_manage', () => {
   it('never deletes an active run; pause/resume/stop act on the active one', async () => {
     const h = harness({ approval: 'allowed-once', withJobs: true });
     h.gate = new Promise<void>(() => {});
-    const bg = (await h.tools
-      .get('run_workflow')
-      ?.execute(
-        { source: FAN, manifest: MANIFEST, args: { names: ['hold'] }, wait: false },
-        exec(h),
-      )) as { runId: string };
+    const bg = await runFan(h, ['hold'], false);
     await expect(manage(h, { action: 'delete', target: bg.runId })).rejects.toThrow(
       /WF_PLUGIN_RUN_ACTIVE/,
     );

@@ -65,12 +65,3 @@ export async function openCatalog(options: CatalogOptions): Promise<Catalog> {
   };
   return catalog;
 }
-
-/** The default catalog directories for a project directory and environment. */
-export function defaultCatalogRoots(
-  cwd: string,
-  env: { readonly DSH_HOME?: string | undefined; readonly HOME?: string | undefined } = process.env,
-): { project: string; personal: string } {
-  const home = env.DSH_HOME ?? join(env.HOME ?? '', '.dsh');
-  return { project: join(cwd, '.dsh', 'workflows'), personal: join(home, 'workflows') };
-}

@@ -12,7 +12,7 @@ export type {
   SaveOptions,
   TrustedLocalModule,
 } from './catalog-types.js';
-export { DEFAULT_CATALOG_LIMITS, defaultCatalogRoots, openCatalog } from './catalog.js';
+export { DEFAULT_CATALOG_LIMITS, openCatalog } from './catalog.js';
 export type { CatalogFsErrorCode, OperationError, Result } from './errors.js';
 export { CATALOG_FS_ERROR_CODES, CatalogFsError, isCatalogFsError } from './errors.js';
 export type {
@@ -24,6 +24,27 @@ export type {
   RunStatus,
   TerminalRunStatus,
 } from './run-types.js';
+export type {
+  CatalogEnv,
+  DefaultManifestOptions,
+  ListedWorkflowEntry,
+  ShippedWorkflows,
+  SourceWorkflowEntry,
+  TrustedLocalWorkflowEntry,
+  WorkflowEntry,
+  WorkflowExecution,
+  WorkflowListing,
+  WorkflowProgram,
+  WorkflowResolver,
+  WorkflowResolverOptions,
+  WorkflowSource,
+} from './resolve.js';
+export {
+  createWorkflowResolver,
+  defaultCatalogRoots,
+  defaultManifest,
+  personalCatalogRoot,
+} from './resolve.js';
 export type {
   FsyncPolicy,
   RunOwner,

@@ -5,7 +5,7 @@ import { clean } from '../progress/frame.js';
 import { type CliContext, printJson, printLine, printNote } from './context.js';
 import { EXIT, type ExitCode } from './errors.js';
 import { printTable } from './runs.js';
-import { builtinWorkflows, openProjectCatalog } from './workspace.js';
+import { openProjectCatalog, workflowResolver } from './workspace.js';
 
 export interface ListedWorkflow {
   name: string;
@@ -22,53 +22,44 @@ export interface ListedWorkflow {
 
 export async function listCommand(ctx: CliContext): Promise<ExitCode> {
   const out: ListedWorkflow[] = [];
-  const seen = new Set<string>();
-  for (const b of builtinWorkflows()) {
-    seen.add(b.name);
-    out.push({
-      name: b.name,
-      scope: b.origin,
-      trust: 'trusted-package',
-      valid: true,
-      description: b.capsule.manifest.description,
-      ...(b.capsule.manifest.inputSchema === undefined
-        ? {}
-        : { inputSchema: b.capsule.manifest.inputSchema }),
-      ...(b.capsule.inputs?.examples?.[0] === undefined
-        ? {}
-        : { example: b.capsule.inputs.examples[0] }),
-    });
-  }
   const catalog = await openProjectCatalog(ctx);
-  let truncated = false;
-  const problems: string[] = [];
-  if (catalog) {
-    const listing = await catalog.list();
-    truncated = listing.truncated;
-    for (const p of listing.problems)
-      problems.push(`${p.scope}: ${p.error.code}: ${p.error.message}`);
-    for (const e of listing.entries) {
-      let description: string | undefined;
-      let inputSchema: unknown;
-      if (e.valid && e.execution === 'capability-generated') {
-        const loaded = await catalog.load(e.name);
-        if (loaded.ok && loaded.capsule) {
-          description = loaded.capsule.manifest.description;
-          inputSchema = loaded.capsule.manifest.inputSchema;
-        }
-      }
+  const listing = await workflowResolver(catalog).list();
+  const truncated = listing.truncated;
+  const problems = listing.problems.map((p) => `${p.scope}: ${p.error.code}: ${p.error.message}`);
+  for (const e of listing.entries) {
+    if (e.capsule) {
+      const { manifest, inputs } = e.capsule;
       out.push({
         name: e.name,
-        scope: e.scope,
+        scope: e.source,
         trust: e.execution,
-        valid: e.valid,
-        path: e.path,
-        ...(description === undefined ? {} : { description }),
-        ...(inputSchema === undefined ? {} : { inputSchema }),
-        ...(e.error === undefined ? {} : { error: e.error }),
-        ...(seen.has(e.name) ? { shadowed: true } : {}),
+        valid: true,
+        description: manifest.description,
+        ...(manifest.inputSchema === undefined ? {} : { inputSchema: manifest.inputSchema }),
+        ...(inputs?.examples?.[0] === undefined ? {} : { example: inputs.examples[0] }),
       });
+      continue;
     }
+    let description: string | undefined;
+    let inputSchema: unknown;
+    if (catalog && e.valid && e.execution === 'capability-generated') {
+      const loaded = await catalog.load(e.name);
+      if (loaded.ok && loaded.capsule) {
+        description = loaded.capsule.manifest.description;
+        inputSchema = loaded.capsule.manifest.inputSchema;
+      }
+    }
+    out.push({
+      name: e.name,
+      scope: e.source,
+      trust: e.execution,
+      valid: e.valid,
+      ...(e.catalogEntry ? { path: e.catalogEntry.path } : {}),
+      ...(description === undefined ? {} : { description }),
+      ...(inputSchema === undefined ? {} : { inputSchema }),
+      ...(e.error === undefined ? {} : { error: e.error }),
+      ...(e.shadowed ? { shadowed: true } : {}),
+    });
   }
   if (ctx.json) {
     printJson(ctx, {

@@ -1,32 +1,22 @@
-// Resolving what `wf run <name|file>` names (DESIGN.md section 4, step 1): a file path, or a name
-// looked up built-in > pattern > project > personal. Files are untrusted input: a capsule is fully
-// validated (every issue with its path), a `.js` source gets a conservative default manifest.
+// What `wf run <name|file>` names (DESIGN.md section 4, step 1): a file path, read here, or a name
+// resolved by the shared resolver in @wf/catalog-fs (built-in > pattern > project > personal).
+// Files are untrusted input: a capsule is fully validated (every issue with its path), a `.js`
+// source runs under the shared default manifest.
 import { readFile, stat } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
-import { type WorkflowCapsule, parseCapsule } from '@wf/bridge';
-import type { Catalog, CatalogEntry } from '@wf/catalog-fs';
+import { parseCapsule } from '@wf/bridge';
+import {
+  type Catalog,
+  defaultManifest as sharedDefaultManifest,
+  type WorkflowEntry,
+} from '@wf/catalog-fs';
+import type { WorkflowManifest } from '@wf/bridge';
 import { errorText } from './args.js';
 import { CliError } from './errors.js';
-import { type BuiltinWorkflow, builtinWorkflows } from './workspace.js';
+import { shippedWorkflows, workflowResolver } from './workspace.js';
 
-export type WorkflowOrigin = 'built-in' | 'pattern' | 'project' | 'personal' | 'file';
-export type WorkflowTrust = 'trusted-package' | 'capability-generated' | 'trusted-local';
-
-export interface ResolvedEntry {
-  readonly name: string;
-  readonly origin: WorkflowOrigin;
-  readonly trust: WorkflowTrust;
-  /** Where it came from, for messages: a path, or `@wf/patterns`. */
-  readonly location: string;
-  readonly manifest: unknown;
-  /** Source-based workflows (everything but trusted-local). */
-  readonly source?: string;
-  readonly capsule?: WorkflowCapsule;
-  /** Trusted-local: the catalog entry, imported only after explicit confirmation. */
-  readonly catalogEntry?: CatalogEntry;
-  /** Set when the manifest was synthesised (a bare `.js` file). */
-  readonly defaultManifest?: boolean;
-}
+/** A resolved workflow; `defaultManifest` is set when a bare `.js` file got the default one. */
+export type ResolvedEntry = WorkflowEntry & { readonly defaultManifest?: boolean };
 
 const MAX_FILE_BYTES = 512 * 1024;
 
@@ -41,52 +31,15 @@ export async function resolveTarget(
   catalog: Catalog | undefined,
 ): Promise<ResolvedEntry> {
   if (looksLikeFile(target)) return resolveFile(target, cwd);
-  const builtin = builtinWorkflows().find((b) => b.name === target);
-  if (builtin) return fromBuiltin(builtin);
-  if (catalog) {
-    const loaded = await catalog.load(target);
-    if (loaded.ok) {
-      const { entry, capsule } = loaded;
-      if (entry.execution === 'trusted-local' || !capsule) {
-        return {
-          name: entry.name,
-          origin: entry.scope,
-          trust: 'trusted-local',
-          location: entry.path,
-          manifest: undefined,
-          catalogEntry: entry,
-        };
-      }
-      return {
-        name: entry.name,
-        origin: entry.scope,
-        trust: 'capability-generated',
-        location: entry.path,
-        manifest: capsule.manifest,
-        source: capsule.source,
-        capsule,
-      };
-    }
-    if (loaded.error.code !== 'WF_CATALOG_NOT_FOUND') {
-      throw new CliError('WF_CLI_WORKFLOW_INVALID', `workflow ${target}: ${loaded.error.message}`, {
-        hint: `run \`wf list\` to see why it is invalid, or \`wf check\` on its file`,
-        details: loaded.error,
-      });
-    }
+  const found = await workflowResolver(catalog).resolve(target);
+  if (found.ok) return found.entry;
+  if (catalog && found.error.code !== 'WF_CATALOG_NOT_FOUND') {
+    throw new CliError('WF_CLI_WORKFLOW_INVALID', `workflow ${target}: ${found.error.message}`, {
+      hint: `run \`wf list\` to see why it is invalid, or \`wf check\` on its file`,
+      details: found.error,
+    });
   }
   throw notFound(target, catalog);
-}
-
-function fromBuiltin(b: BuiltinWorkflow): ResolvedEntry {
-  return {
-    name: b.name,
-    origin: b.origin,
-    trust: 'trusted-package',
-    location: '@wf/patterns',
-    manifest: b.capsule.manifest,
-    source: b.capsule.source,
-    capsule: b.capsule,
-  };
 }
 
 async function resolveFile(target: string, cwd: string): Promise<ResolvedEntry> {
@@ -147,37 +100,32 @@ async function resolveFile(target: string, cwd: string): Promise<ResolvedEntry> 
     const capsule = parsed.capsule;
     return {
       name: capsule.manifest.name,
-      origin: 'file',
-      trust: 'capability-generated',
+      source: 'inline',
+      execution: 'capability-generated',
       location: path,
-      manifest: capsule.manifest,
-      source: capsule.source,
       capsule,
     };
   }
   const name = inlineName(path);
   return {
     name,
-    origin: 'file',
-    trust: 'capability-generated',
+    source: 'inline',
+    execution: 'capability-generated',
     location: path,
-    manifest: defaultManifest(name, target),
-    source: text,
+    capsule: { manifest: defaultManifest(name, target), source: text },
     defaultManifest: true,
   };
 }
 
-/** The limits a bare source file runs under: read-only, 16 agents, 4 at once. */
-export function defaultManifest(name: string, file: string) {
-  return {
+/** The shared default manifest with a bare source file's limits: read-only, 16 agents, 4 at once. */
+export function defaultManifest(name: string, file: string): WorkflowManifest {
+  return sharedDefaultManifest({
     name,
     description: `Inline workflow from ${basename(file)} (default manifest: read-only, 16 agents, 4 at once)`,
-    phases: ['main'],
     readOnly: true,
     maxAgents: 16,
     maxConcurrency: 4,
-    patterns: ['fan-out-and-synthesize'],
-  };
+  });
 }
 
 function inlineName(path: string): string {
@@ -191,7 +139,7 @@ function inlineName(path: string): string {
 }
 
 function notFound(target: string, catalog: Catalog | undefined): CliError {
-  const known = builtinWorkflows().map((b) => b.name);
+  const known = shippedWorkflows().map((b) => b.name);
   const close = known.filter(
     (n) => distance(n, target) <= Math.max(2, Math.floor(target.length / 4)),
   );

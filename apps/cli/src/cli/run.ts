@@ -4,7 +4,7 @@
 // `stopped`) and exits 130; a second Ctrl-C exits at once.
 import { join } from 'node:path';
 import { validateArgs, type WorkflowManifest } from '@wf/bridge';
-import type { TrustedLocalModule } from '@wf/catalog-fs';
+import type { Catalog, TrustedLocalModule } from '@wf/catalog-fs';
 import {
   createEngine,
   createSimulatedAgents,
@@ -21,11 +21,11 @@ import { CliError, EXIT, type ExitCode } from './errors.js';
 import { type ResolvedEntry, resolveTarget } from './resolve.js';
 import { resolveRunTarget, storeError } from './store-error.js';
 import {
-  builtinWorkflows,
   openProjectCatalog,
   openProjectStore,
   protectedRoots,
   type RunStore,
+  workflowResolver,
 } from './workspace.js';
 
 export interface RunOptions {
@@ -67,7 +67,8 @@ export async function runCommand(
   let args = parsedArgs.value;
   let argsNote: string | undefined;
   if (parsedArgs.source.kind === 'none') {
-    const example = entry.capsule?.inputs?.examples?.[0];
+    const example =
+      entry.execution === 'trusted-local' ? undefined : entry.capsule.inputs?.examples?.[0];
     args = example ?? {};
     if (example !== undefined)
       argsNote = `no --args given: using the first example from ${entry.name}'s capsule`;
@@ -76,7 +77,7 @@ export async function runCommand(
   let workflow:
     | { manifest: unknown; source: string }
     | { manifest: unknown; run: (wf: never, args: unknown) => unknown };
-  if (entry.trust === 'trusted-local') {
+  if (entry.execution === 'trusted-local') {
     if (!options.trustLocal) {
       throw new CliError(
         'WF_CLI_TRUST_REQUIRED',
@@ -90,38 +91,17 @@ export async function runCommand(
       run: imported.run as (wf: never, args: unknown) => unknown,
     };
   } else {
-    workflow = { manifest: entry.manifest, source: entry.source ?? '' };
+    workflow = { manifest: entry.capsule.manifest, source: entry.capsule.source };
   }
   checkArgs(workflow.manifest, args, entry.name);
 
   const store = await openProjectStore(ctx);
-  const agents = createSimulatedAgents({
-    ...(seed === undefined ? {} : { seed }),
-    // Varied but deterministic child durations, so the live view shows real overlap.
-    respond: (request) => ({ delayMs: jitter(delayMs, `${request.taskId}|${seed ?? 0}`) }),
-  });
-  const engine = createEngine({
-    agents,
-    recorder: store,
-    workspace: ctx.cwd,
-    readFile: { deny: protectedRoots(ctx) },
-    resolveWorkflow: async (name) => {
-      const b = builtinWorkflows().find((w) => w.name === name);
-      if (b)
-        return { manifest: b.capsule.manifest, source: b.capsule.source, trust: 'trusted-package' };
-      if (!catalog) return undefined;
-      const loaded = await catalog.load(name);
-      if (!loaded.ok || !loaded.capsule) return undefined;
-      return {
-        manifest: loaded.capsule.manifest,
-        source: loaded.capsule.source,
-        trust: 'capability-generated',
-      };
-    },
-  });
+  const engine = simulatedEngine(ctx, store, catalog, delayMs, seed);
 
   if (!ctx.json) {
-    printNote(ctx, `wf run ${entry.name} (${entry.origin}, ${entry.trust}) with ${NO_MODEL_NOTE}`);
+    // A file named on the command line is inline source to the resolver; users know it as a file.
+    const origin = entry.source === 'inline' ? 'file' : entry.source;
+    printNote(ctx, `wf run ${entry.name} (${origin}, ${entry.execution}) with ${NO_MODEL_NOTE}`);
     if (entry.defaultManifest)
       printNote(
         ctx,
@@ -132,10 +112,36 @@ export async function runCommand(
   const handle = await engine.start({
     workflow: workflow as never,
     args,
-    trust: entry.trust,
+    trust: entry.execution,
     ...(seed === undefined ? {} : { seed }),
   });
   return finishRun(ctx, engine, handle, store, options.progress !== false, entry.name);
+}
+
+/**
+ * The engine `wf run` and `wf resume` use: simulated agents with varied but deterministic child
+ * durations (so the live view shows real overlap), the project's run store, and nested
+ * `wf.workflow` names through the shared resolver.
+ */
+function simulatedEngine(
+  ctx: CliContext,
+  store: RunStore,
+  catalog: Catalog | undefined,
+  delayMs: number,
+  seed: number | undefined,
+): Engine {
+  const agents = createSimulatedAgents({
+    ...(seed === undefined ? {} : { seed }),
+    respond: (request) => ({ delayMs: jitter(delayMs, `${request.taskId}|${seed ?? 0}`) }),
+  });
+  return createEngine({
+    agents,
+    recorder: store,
+    workspace: ctx.cwd,
+    // The run store and both catalogs stay out of wf.readFile's reach (WF_ENGINE_READ_PROTECTED).
+    readFile: { deny: protectedRoots(ctx) },
+    resolveWorkflow: workflowResolver(catalog).nested,
+  });
 }
 
 export interface ResumeVerbOptions {
@@ -177,26 +183,8 @@ export async function resumeCommand(
       `run ${runId} is still ${status}; resume a run once it has ended or was interrupted`,
     );
   }
-  const agents = createSimulatedAgents({
-    seed: loaded.start.seed,
-    respond: (request) => ({ delayMs: jitter(delayMs, `${request.taskId}|${loaded.start.seed}`) }),
-  });
   const catalog = await openProjectCatalog(ctx);
-  const engine = createEngine({
-    agents,
-    recorder: store,
-    workspace: ctx.cwd,
-    readFile: { deny: protectedRoots(ctx) },
-    resolveWorkflow: async (name) => {
-      const b = builtinWorkflows().find((w) => w.name === name);
-      if (b)
-        return { manifest: b.capsule.manifest, source: b.capsule.source, trust: 'trusted-package' };
-      const l = catalog ? await catalog.load(name) : undefined;
-      return l?.ok && l.capsule
-        ? { manifest: l.capsule.manifest, source: l.capsule.source }
-        : undefined;
-    },
-  });
+  const engine = simulatedEngine(ctx, store, catalog, delayMs, loaded.start.seed);
   if (!ctx.json) {
     printNote(
       ctx,
@@ -326,7 +314,7 @@ async function importTrustedLocal(
   catalog: Awaited<ReturnType<typeof openProjectCatalog>>,
   entry: ResolvedEntry,
 ): Promise<TrustedLocalModule> {
-  if (!catalog || !entry.catalogEntry)
+  if (!catalog || entry.execution !== 'trusted-local')
     throw new CliError('WF_CLI_INTERNAL', 'trusted-local entry without a catalog');
   // Invariant 10: imported only now, after the explicit --trust-local confirmation.
   const imported = await catalog.importTrustedLocal(entry.catalogEntry, { confirmed: true });

@@ -11,7 +11,7 @@ import { errorText, parseDuration, parseInteger } from './args.js';
 import { type CliContext, printJson, printLine, printNote } from './context.js';
 import { CliError, EXIT, type ExitCode } from './errors.js';
 import { resolveRunTarget, storeError } from './store-error.js';
-import { openProjectStore } from './workspace.js';
+import { withProjectStore } from './workspace.js';
 
 type Summary = Awaited<ReturnType<RunStore['list']>>[number];
 
@@ -26,8 +26,7 @@ export async function runsCommand(
     : options.limit === undefined
       ? 20
       : parseInteger(options.limit, '--limit', 1);
-  const store = await openProjectStore(ctx);
-  try {
+  return withProjectStore(ctx, async (store) => {
     const all = await store.list();
     const runs = all.slice(0, limit).map(summaryRow);
     if (ctx.json) {
@@ -54,9 +53,7 @@ export async function runsCommand(
       if (r.error)
         printNote(ctx, `wf runs: ${r.runId}: ${r.error.code}: ${clean(r.error.message)}`);
     return EXIT.ok;
-  } finally {
-    await store.close();
-  }
+  });
 }
 
 function summaryRow(s: Summary) {
@@ -129,8 +126,7 @@ async function readResult(store: RunStore, runId: string): Promise<{ value: unkn
 }
 
 export async function showCommand(ctx: CliContext, target: string): Promise<ExitCode> {
-  const store = await openProjectStore(ctx);
-  try {
+  return withProjectStore(ctx, async (store) => {
     const run = await loadRun(store, target);
     const model = foldRunEvents(run.events);
     const snap = run.snapshot;
@@ -242,9 +238,7 @@ export async function showCommand(ctx: CliContext, target: string): Promise<Exit
       );
     }
     return EXIT.ok;
-  } finally {
-    await store.close();
-  }
+  });
 }
 
 export async function eventsCommand(
@@ -255,41 +249,41 @@ export async function eventsCommand(
   let after = options.after === undefined ? 0 : parseInteger(options.after, '--after');
   const interval =
     options.intervalMs === undefined ? 200 : parseInteger(options.intervalMs, '--interval-ms', 10);
-  const store = await openProjectStore(ctx);
   let stopped = false;
   const onSigint = () => {
     stopped = true;
   };
-  try {
-    const runId = await resolveRunTarget(store, target);
-    const t0Ref: { t0?: number } = {};
-    if (options.follow) process.on('SIGINT', onSigint);
-    for (;;) {
-      let batch: readonly { seq: number; type: string; time: number; data: unknown }[];
-      try {
-        batch = await store.events(runId, { after });
-      } catch (e) {
-        throw isCatalogFsError(e) ? storeError(e, runId) : e;
+  return withProjectStore(ctx, async (store) => {
+    try {
+      const runId = await resolveRunTarget(store, target);
+      const t0Ref: { t0?: number } = {};
+      if (options.follow) process.on('SIGINT', onSigint);
+      for (;;) {
+        let batch: readonly { seq: number; type: string; time: number; data: unknown }[];
+        try {
+          batch = await store.events(runId, { after });
+        } catch (e) {
+          throw isCatalogFsError(e) ? storeError(e, runId) : e;
+        }
+        for (const event of batch) {
+          after = Math.max(after, event.seq);
+          // --json: one JSON object per line (JSON Lines), so --follow can stream.
+          if (ctx.json) ctx.stdout.write(`${JSON.stringify(event)}\n`);
+          else printLine(ctx, eventLine(event, t0Ref));
+        }
+        if (!options.follow || stopped) break;
+        const shown = await store.show(runId);
+        const status = shown.ok ? shown.run.snapshot?.status : undefined;
+        const live = shown.ok && (shown.run.active || status === 'running' || status === 'paused');
+        if (!live && batch.length === 0) break;
+        await new Promise((r) => setTimeout(r, interval));
+        if (stopped) break;
       }
-      for (const event of batch) {
-        after = Math.max(after, event.seq);
-        // --json: one JSON object per line (JSON Lines), so --follow can stream.
-        if (ctx.json) ctx.stdout.write(`${JSON.stringify(event)}\n`);
-        else printLine(ctx, eventLine(event, t0Ref));
-      }
-      if (!options.follow || stopped) break;
-      const shown = await store.show(runId);
-      const status = shown.ok ? shown.run.snapshot?.status : undefined;
-      const live = shown.ok && (shown.run.active || status === 'running' || status === 'paused');
-      if (!live && batch.length === 0) break;
-      await new Promise((r) => setTimeout(r, interval));
-      if (stopped) break;
+      return stopped ? EXIT.interrupted : EXIT.ok;
+    } finally {
+      process.off('SIGINT', onSigint);
     }
-    return stopped ? EXIT.interrupted : EXIT.ok;
-  } finally {
-    process.off('SIGINT', onSigint);
-    await store.close();
-  }
+  });
 }
 
 function eventLine(
@@ -312,17 +306,15 @@ export async function deleteRunCommand(
   target: string,
   options: { force?: boolean },
 ): Promise<ExitCode> {
-  const store = await openProjectStore(ctx);
-  try {
+  const force = options.force === true;
+  return withProjectStore(ctx, async (store) => {
     const runId = await resolveRunTarget(store, target);
-    const deleted = await store.delete(runId, { force: options.force === true });
+    const deleted = await store.delete(runId, { force });
     if (!deleted.ok) throw storeError(deleted.error, runId);
     if (ctx.json) printJson(ctx, { ok: true, deleted: deleted.deleted });
     else printLine(ctx, `deleted run ${deleted.deleted}`);
     return EXIT.ok;
-  } finally {
-    await store.close();
-  }
+  });
 }
 
 export async function pruneCommand(
@@ -332,8 +324,7 @@ export async function pruneCommand(
   const keep = options.keep === undefined ? 20 : parseInteger(options.keep, '--keep');
   const olderThan =
     options.olderThan === undefined ? undefined : parseDuration(options.olderThan, '--older-than');
-  const store = await openProjectStore(ctx);
-  try {
+  return withProjectStore(ctx, async (store) => {
     const out = await store.prune({
       keep,
       ...(olderThan === undefined ? {} : { olderThan }),
@@ -356,9 +347,7 @@ export async function pruneCommand(
     );
     for (const id of out.pruned) printLine(ctx, `  ${id}`);
     return EXIT.ok;
-  } finally {
-    await store.close();
-  }
+  });
 }
 
 export async function reportCommand(
@@ -366,8 +355,7 @@ export async function reportCommand(
   target: string,
   options: { out?: string },
 ): Promise<ExitCode> {
-  const store = await openProjectStore(ctx);
-  try {
+  return withProjectStore(ctx, async (store) => {
     const run = await loadRun(store, target);
     const html = renderRunReport({
       run: { ...run.snapshot, ...(run.result ? { result: run.result.value } : {}) },
@@ -393,9 +381,7 @@ export async function reportCommand(
         `wrote ${out} (self-contained HTML: open it in any browser, no network needed)`,
       );
     return EXIT.ok;
-  } finally {
-    await store.close();
-  }
+  });
 }
 
 export function printTable(

@@ -9,7 +9,7 @@ import { isRecord } from '../report/run-model.js';
 import { type CliContext, printJson, printLine } from './context.js';
 import { CliError, EXIT, type ExitCode } from './errors.js';
 import { resolveRunTarget, storeError } from './store-error.js';
-import { builtinWorkflows, openProjectCatalog, openProjectStore } from './workspace.js';
+import { shippedWorkflows, openProjectCatalog, openProjectStore } from './workspace.js';
 
 /** The DSH release the capsules we write declare as their minimum (the pinned host). */
 export const MIN_DSH_VERSION = '0.1.0-rc.8';
@@ -43,7 +43,7 @@ export async function saveCommand(
       hint: 'use kebab-case: a lowercase letter, then lowercase letters, digits and dashes (at most 64)',
     });
   }
-  if (builtinWorkflows().some((b) => b.name === name)) {
+  if (shippedWorkflows().some((b) => b.name === name)) {
     throw new CliError(
       'WF_CLI_NAME_TAKEN',
       `${name} is a built-in workflow name; a catalog entry by that name would never run`,
@@ -83,7 +83,7 @@ export async function saveCommand(
   }
   const manifest = isRecord(start.manifest) ? start.manifest : {};
   // A run of a built-in keeps that capsule's intent, inputs and requirements.
-  const origin = builtinWorkflows().find((b) => b.capsule.source === start.source)?.capsule;
+  const origin = shippedWorkflows().find((b) => b.capsule.source === start.source)?.capsule;
   const draft = {
     minDshVersion: origin?.minDshVersion ?? MIN_DSH_VERSION,
     manifest: { ...manifest, name },

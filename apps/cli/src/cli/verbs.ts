@@ -23,9 +23,9 @@ Every verb takes --json: one JSON document on stdout ({ "ok": ... }), events as 
 
 type Opts = { json?: boolean } & Record<string, unknown>;
 
+/** Adds `--json`, the exit-code help and the action; the context is named after the command. */
 function verb<A extends unknown[]>(
   command: Command,
-  name: string,
   body: (ctx: CliContext, ...args: [...A, Opts]) => Promise<ExitCode>,
 ): Command {
   return command
@@ -35,60 +35,61 @@ function verb<A extends unknown[]>(
       // commander passes the positional arguments, then the options, then the command.
       const opts = raw[raw.length - 2] as Opts;
       const positional = raw.slice(0, -2) as A;
-      await runVerb(processContext(name, opts.json === true), (ctx) =>
+      await runVerb(processContext(command.name(), opts.json === true), (ctx) =>
         body(ctx, ...positional, opts),
       );
     });
 }
 
+/** `--delay-ms` and `--no-progress`, shared by the verbs that run a workflow (run, resume). */
+function simulatedRun(command: Command, delayHelp: string): Command {
+  return command
+    .option('--delay-ms <ms>', `base duration of a simulated child${delayHelp} (default 400)`)
+    .option('--no-progress', 'no live progress on stderr');
+}
+
 export function registerRunVerb(program: Command): void {
   verb<[string]>(
-    program
-      .command('run')
-      .description('run a workflow with simulated agents (no model is called) and record it')
-      .argument(
-        '<workflow>',
-        'a name from `wf list`, or a file: .workflow.json capsule or .js source',
-      )
-      .option(
-        '--args <json>',
-        "workflow arguments as JSON (default: the capsule's first example, else {})",
-      )
-      .option('--args-file <file>', 'read the arguments from a JSON file')
-      .option(
-        '--agents <provider>',
-        'the agent provider; the command line has `simulated` only',
-        'simulated',
-      )
-      .option('--seed <n>', 'seed for Math.random in the workflow and the simulated answers')
-      .option(
-        '--delay-ms <ms>',
-        'base duration of a simulated child, varied per child (default 400)',
-      )
-      .option(
-        '--trust-local',
-        'confirm running a trusted-local catalog module (full Node authority)',
-      )
-      .option('--no-progress', 'no live progress on stderr'),
-    'run',
+    simulatedRun(
+      program
+        .command('run')
+        .description('run a workflow with simulated agents (no model is called) and record it')
+        .argument(
+          '<workflow>',
+          'a name from `wf list`, or a file: .workflow.json capsule or .js source',
+        )
+        .option(
+          '--args <json>',
+          "workflow arguments as JSON (default: the capsule's first example, else {})",
+        )
+        .option('--args-file <file>', 'read the arguments from a JSON file')
+        .option(
+          '--agents <provider>',
+          'the agent provider; the command line has `simulated` only',
+          'simulated',
+        )
+        .option('--seed <n>', 'seed for Math.random in the workflow and the simulated answers')
+        .option(
+          '--trust-local',
+          'confirm running a trusted-local catalog module (full Node authority)',
+        ),
+      ', varied per child',
+    ),
     async (ctx, workflow, opts) => (await run()).runCommand(ctx, workflow, opts as never),
   );
 }
 
 export function registerResumeVerb(program: Command): void {
   verb<[string]>(
-    program
-      .command('resume')
-      .description(
-        're-run a recorded run from its journal (completed children are not re-run), then continue live',
-      )
-      .argument('<runId>', 'a run id from `wf runs`, or `last`')
-      .option(
-        '--delay-ms <ms>',
-        'base duration of a simulated child that still has to run (default 400)',
-      )
-      .option('--no-progress', 'no live progress on stderr'),
-    'resume',
+    simulatedRun(
+      program
+        .command('resume')
+        .description(
+          're-run a recorded run from its journal (completed children are not re-run), then continue live',
+        )
+        .argument('<runId>', 'a run id from `wf runs`, or `last`'),
+      ' that still has to run',
+    ),
     async (ctx, runId, opts) => (await run()).resumeCommand(ctx, runId, opts as never),
   );
 }
@@ -100,7 +101,6 @@ export function registerListVerb(program: Command): void {
       .description(
         'list workflows: built-ins, patterns, project and personal catalog, with scope, trust and validity',
       ),
-    'list',
     async (ctx) => (await import('./list.js')).listCommand(ctx),
   );
 }
@@ -112,7 +112,6 @@ export function registerRunsVerb(program: Command): void {
       .description('list recent runs recorded in this directory (.dsh/workflow-runs)')
       .option('--limit <n>', 'how many (default 20)')
       .option('--all', 'every run'),
-    'runs',
     async (ctx, opts) => (await runs()).runsCommand(ctx, opts as never),
   );
 }
@@ -123,7 +122,6 @@ export function registerShowVerb(program: Command): void {
       .command('show')
       .description('show one run: summary, phases, agents, cost')
       .argument('<runId>', 'a run id, a display name, or `last`'),
-    'show',
     async (ctx, runId) => (await runs()).showCommand(ctx, runId),
   );
 }
@@ -137,7 +135,6 @@ export function registerEventsVerb(program: Command): void {
       .option('--follow', 'keep printing new events until the run ends (Ctrl-C to stop)')
       .option('--after <seq>', 'only events after this sequence number')
       .option('--interval-ms <ms>', 'poll interval for --follow (default 200)'),
-    'events',
     async (ctx, runId, opts) => (await runs()).eventsCommand(ctx, runId, opts as never),
   );
 }
@@ -154,7 +151,6 @@ export function registerSaveVerb(program: Command): void {
         'project (.dsh/workflows, default) or personal ($DSH_HOME/workflows)',
       )
       .option('--replace', 'replace an existing workflow of that name (the old one is archived)'),
-    'save',
     async (ctx, runId, name, opts) =>
       (await import('./save.js')).saveCommand(ctx, runId, name, opts as never),
   );
@@ -167,7 +163,6 @@ export function registerDeleteRunVerb(program: Command): void {
       .description('delete an ended run (an active run is never deleted)')
       .argument('<runId>', 'a run id')
       .option('--force', 'also delete a stale non-terminal record whose owner is gone'),
-    'delete-run',
     async (ctx, runId, opts) => (await runs()).deleteRunCommand(ctx, runId, opts as never),
   );
 }
@@ -180,7 +175,6 @@ export function registerPruneVerb(program: Command): void {
       .option('--keep <n>', 'keep the newest n ended runs (default 20)')
       .option('--older-than <age>', 'only prune runs that ended before this age, e.g. 30d, 12h')
       .option('--dry-run', 'print what would be pruned, delete nothing'),
-    'prune',
     async (ctx, opts) => (await runs()).pruneCommand(ctx, opts as never),
   );
 }
@@ -192,7 +186,6 @@ export function registerReportVerb(program: Command): void {
       .description('write a self-contained HTML timeline of a run')
       .argument('<runId>', 'a run id, a display name, or `last`')
       .option('--out <file>', 'where to write it (default <runId>.report.html)'),
-    'report',
     async (ctx, runId, opts) => (await runs()).reportCommand(ctx, runId, opts as never),
   );
 }

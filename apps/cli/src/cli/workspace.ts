@@ -3,13 +3,15 @@
 // (`<cwd>/.dsh/workflow-runs`), all through @wf/catalog-fs so the CLI and the plugin share one
 // on-disk format.
 import { join } from 'node:path';
-import type { WorkflowCapsule } from '@wf/bridge';
 import {
   type Catalog,
+  createWorkflowResolver,
   defaultCatalogRoots,
   openCatalog,
   openRunStore,
   type RunStore,
+  type SourceWorkflowEntry,
+  type WorkflowResolver,
 } from '@wf/catalog-fs';
 import { BUILT_INS, PATTERNS } from '@wf/patterns';
 import type { CliContext } from './context.js';
@@ -17,29 +19,19 @@ import { CliError } from './errors.js';
 
 export type { RunStore };
 
-export interface BuiltinWorkflow {
-  readonly name: string;
-  readonly origin: 'built-in' | 'pattern';
-  readonly capsule: WorkflowCapsule;
+const SHIPPED = { builtIns: BUILT_INS, patterns: PATTERNS };
+
+/** The shared resolver (@wf/catalog-fs) over the shipped workflows and this project's catalog. */
+export function workflowResolver(catalog: Catalog | undefined): WorkflowResolver {
+  return createWorkflowResolver({ shipped: SHIPPED, catalog: async () => catalog });
 }
 
-let builtins: BuiltinWorkflow[] | undefined;
+let shipped: readonly SourceWorkflowEntry[] | undefined;
 
 /** Built-ins first, then patterns: the precedence `wf run <name>` resolves with. */
-export function builtinWorkflows(): readonly BuiltinWorkflow[] {
-  builtins ??= [
-    ...BUILT_INS.map((capsule) => ({
-      name: capsule.manifest.name,
-      origin: 'built-in' as const,
-      capsule,
-    })),
-    ...PATTERNS.map((capsule) => ({
-      name: capsule.manifest.name,
-      origin: 'pattern' as const,
-      capsule,
-    })),
-  ];
-  return builtins;
+export function shippedWorkflows(): readonly SourceWorkflowEntry[] {
+  shipped ??= workflowResolver(undefined).shipped();
+  return shipped;
 }
 
 export function runsRoot(ctx: CliContext): string {
@@ -78,5 +70,18 @@ export async function openProjectStore(ctx: CliContext): Promise<RunStore> {
         cause: e,
       },
     );
+  }
+}
+
+/** Runs `body` with the project's run store open, and closes it whatever happens. */
+export async function withProjectStore<T>(
+  ctx: CliContext,
+  body: (store: RunStore) => Promise<T>,
+): Promise<T> {
+  const store = await openProjectStore(ctx);
+  try {
+    return await body(store);
+  } finally {
+    await store.close();
   }
 }

@@ -24,7 +24,10 @@ const tier = v.strictObject({
 const ConfigObject = v.strictObject({
   /** Project catalog, relative to the session's working directory. */
   projectDirectory: v.optional(v.string(), '.dsh/workflows'),
-  /** Personal catalog; empty means `$DSH_HOME/workflows` (or `~/.dsh/workflows`). */
+  /**
+   * Personal catalog; empty means `personalCatalogRoot` from @wf/catalog-fs (`$DSH_HOME/workflows`,
+   * else `$HOME/.dsh/workflows`), the rule the CLI uses too.
+   */
   personalDirectory: v.optional(v.string(), ''),
   /** Run store, relative to the session's working directory. */
   runDirectory: v.optional(v.string(), '.dsh/workflow-runs'),

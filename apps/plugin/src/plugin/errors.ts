@@ -28,6 +28,8 @@ export const PLUGIN_ERROR_CODES = {
   WF_PLUGIN_NOT_RESUMABLE: 'WF_PLUGIN_NOT_RESUMABLE',
   /** The project/personal catalog could not be opened (a symlinked root, permissions). */
   WF_PLUGIN_CATALOG_UNAVAILABLE: 'WF_PLUGIN_CATALOG_UNAVAILABLE',
+  /** The project's run store cannot be opened; no run starts (there is no in-memory fallback). */
+  WF_PLUGIN_RUN_STORE_UNAVAILABLE: 'WF_PLUGIN_RUN_STORE_UNAVAILABLE',
   /** The plugin is being unloaded; no new runs start. */
   WF_PLUGIN_UNLOADING: 'WF_PLUGIN_UNLOADING',
 } as const;

@@ -1,15 +1,16 @@
 // The Cordis plugin DSH mounts: registers the tools, the /workflow command and the prompt
 // section, all tied to this plugin's fiber; unload stops and awaits every active run.
-import type { WorkflowCapsule } from '@wf/bridge';
+import type { ShippedWorkflows } from '@wf/catalog-fs';
+import { BUILT_INS, PATTERNS } from '@wf/patterns';
 import { ConfigSchema, type PluginConfig } from './config.js';
 import { createCommandHandler, COMMAND_HELP } from './command.js';
 import { optionalServices, type PluginHost } from './host-context.js';
 import { Manager } from './manage.js';
 import { PROMPT_SECTION_NAME, PROMPT_SECTION_ORDER, promptSection } from './prompt.js';
 import { createReviewRunner } from './review.js';
-import { PLUGIN_NAME, WorkflowService } from './service.js';
+import { WorkflowService } from './service.js';
+import { PLUGIN_NAME } from './state.js';
 import { createTools } from './tools.js';
-import { builtinCapsules } from './builtins.js';
 
 export const name = PLUGIN_NAME;
 /** Only services every DSH profile mounts: an inject that never appears aborts the whole boot. */
@@ -24,9 +25,9 @@ export interface AppliedPlugin {
 export function apply(
   ctx: PluginHost,
   config: PluginConfig,
-  builtins: () => readonly WorkflowCapsule[] = builtinCapsules,
+  shipped: ShippedWorkflows = { builtIns: BUILT_INS, patterns: PATTERNS },
 ): AppliedPlugin {
-  const service = new WorkflowService(ctx, config, () => optionalServices(ctx), builtins);
+  const service = new WorkflowService(ctx, config, () => optionalServices(ctx), shipped);
   const manager = new Manager(service);
   const review = createReviewRunner(service);
   for (const tool of createTools(service, manager)) ctx.tools.register(tool);

@@ -166,7 +166,13 @@ export function createTools(service: WorkflowService, manager: Manager): ToolDef
       output: { schema: ANY_JSON, render: (_a, value) => text(value) },
       async execute(args, exec) {
         const input = parseArgs(manageToolName, ManageArgs, args);
-        const out = await manager.manage(callerOf(manageToolName, exec), input, exec.signal);
+        // a project whose run store cannot open throws a coded PluginError; shown like a failure
+        const out = await manager
+          .manage(callerOf(manageToolName, exec), input, exec.signal)
+          .catch((e: unknown) => {
+            if (PluginError.is(e)) return { ok: false as const, code: e.code, message: e.message };
+            throw e;
+          });
         if (!out.ok) throw new PluginError(out.code, `${out.code}: ${out.message}`);
         return out.value;
       },

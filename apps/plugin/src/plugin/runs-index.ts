@@ -1,0 +1,154 @@
+// The runs a project knows: this process's (live summaries) merged with the run store's (earlier
+// processes), found by id or workflow name, controlled while active, pruned and deleted.
+import type { WorkflowManifest } from '@wf/bridge';
+import type { HostAgent } from '@wf/dsh-adapter';
+import type { RunEvent, Trust } from '@wf/engine';
+import { projectOf } from './project.js';
+import {
+  cwdOf,
+  fail,
+  type RunOutcome,
+  type RunSummary,
+  type ServiceResult,
+  type ServiceState,
+} from './state.js';
+
+/** Runs of this agent's project: this process's, then the run store's (newest first). */
+export async function listRuns(state: ServiceState, agent: HostAgent): Promise<RunSummary[]> {
+  const cwd = cwdOf(agent);
+  const live = [...state.runs.values()].filter((r) => r.cwd === cwd);
+  const seen = new Set(live.map((r) => r.runId));
+  const { store } = await projectOf(state, cwd);
+  const stored = await store.list().catch(() => []);
+  for (const s of stored) {
+    if (seen.has(s.runId) || !s.snapshot) continue;
+    const snap = s.snapshot;
+    live.push({
+      runId: s.runId,
+      workflow: snap.workflow,
+      source: 'run-snapshot',
+      trust: snap.execution as Trust,
+      status: snap.status as RunSummary['status'],
+      startedAt: snap.startedAt,
+      ...(snap.endedAt !== undefined ? { endedAt: snap.endedAt } : {}),
+      ...(snap.resultSummary !== undefined ? { result: snap.resultSummary } : {}),
+      ...(snap.error ? { error: { ...snap.error } } : {}),
+      cwd,
+      args: undefined,
+      events: [],
+      stored: true,
+    });
+  }
+  return live.sort((a, b) => b.startedAt - a.startedAt);
+}
+
+export async function findRun(
+  state: ServiceState,
+  agent: HostAgent,
+  target: string | undefined,
+  prefer: 'active' | 'latest' = 'latest',
+): Promise<ServiceResult<{ run: RunSummary }>> {
+  const runs = await listRuns(state, agent);
+  if (!target) {
+    const pick = prefer === 'active' ? runs.find((r) => state.active.has(r.runId)) : runs[0];
+    return pick
+      ? { ok: true, run: await hydrate(state, agent, pick) }
+      : fail('WF_PLUGIN_NOT_FOUND', prefer === 'active' ? 'no active run' : 'no runs yet');
+  }
+  const exact = runs.find((r) => r.runId === target);
+  if (exact) return { ok: true, run: await hydrate(state, agent, exact) };
+  const byName = runs.filter((r) => r.workflow === target);
+  if (byName.length === 1 && byName[0])
+    return { ok: true, run: await hydrate(state, agent, byName[0]) };
+  if (byName.length > 1)
+    return fail(
+      'WF_PLUGIN_AMBIGUOUS',
+      `"${target}" names ${byName.length} runs; use a run id (${byName.map((r) => r.runId).join(', ')})`,
+    );
+  return fail('WF_PLUGIN_NOT_FOUND', `no run "${target}"`);
+}
+
+/** Fills a stored run's args, source and events from the run store. */
+async function hydrate(
+  state: ServiceState,
+  agent: HostAgent,
+  run: RunSummary,
+): Promise<RunSummary> {
+  if (!run.stored) return run;
+  const { store } = await projectOf(state, cwdOf(agent));
+  const loaded = await store.load(run.runId).catch(() => undefined);
+  const events = (await store.events(run.runId, { limit: 500 }).catch(() => [])) as RunEvent[];
+  const start = loaded?.start;
+  return {
+    ...run,
+    args: start?.args,
+    events: [...events],
+    ...(start?.source !== undefined && start.manifest !== undefined
+      ? { capsule: { manifest: start.manifest as WorkflowManifest, source: start.source } }
+      : {}),
+  };
+}
+
+/** A run that is not active in this process; else WF_PLUGIN_RUN_ACTIVE, `run <id> <why>`. */
+export async function findEndedRun(
+  state: ServiceState,
+  agent: HostAgent,
+  target: string,
+  why: string,
+): Promise<ServiceResult<{ run: RunSummary }>> {
+  const found = await findRun(state, agent, target);
+  if (found.ok && state.active.has(found.run.runId))
+    return fail('WF_PLUGIN_RUN_ACTIVE', `run ${found.run.runId} ${why}`);
+  return found;
+}
+
+export async function controlRun(
+  state: ServiceState,
+  agent: HostAgent,
+  action: 'pause' | 'resume' | 'stop',
+  target?: string,
+): Promise<ServiceResult<{ run: RunSummary }>> {
+  const found = await findRun(state, agent, target, 'active');
+  if (!found.ok) return found;
+  const live = state.active.get(found.run.runId);
+  if (!live)
+    return fail(
+      'WF_PLUGIN_NOT_ACTIVE',
+      `run ${found.run.runId} is not active (${found.run.status})`,
+    );
+  if (action === 'pause') live.handle.pause();
+  else if (action === 'resume') live.handle.resume();
+  else live.handle.stop('stopped by the user');
+  return { ok: true, run: found.run };
+}
+
+export function waitForRun(state: ServiceState, runId: string): Promise<RunOutcome | undefined> {
+  return Promise.resolve(state.active.get(runId)?.done);
+}
+
+/** Forgets old terminal runs, here and in the run store (which never touches active runs). */
+export async function pruneRuns(
+  state: ServiceState,
+  agent: HostAgent,
+  keep: number,
+): Promise<readonly string[]> {
+  const { store } = await projectOf(state, cwdOf(agent));
+  const pruned = new Set<string>((await store.prune({ keep })).pruned);
+  for (const id of pruned) state.runs.delete(id);
+  return [...pruned];
+}
+
+export async function deleteRun(
+  state: ServiceState,
+  agent: HostAgent,
+  target: string,
+): Promise<ServiceResult<{ runId: string }>> {
+  // invariant 9: an active run can never be deleted, even with force
+  const found = await findEndedRun(state, agent, target, 'is active; stop it first');
+  if (!found.ok) return found;
+  const { store } = await projectOf(state, cwdOf(agent));
+  const out = await store.delete(found.run.runId);
+  if (!out.ok) return fail(out.error.code, out.error.message);
+  state.runs.delete(found.run.runId);
+  return { ok: true, runId: found.run.runId };
+}
