@@ -138,15 +138,22 @@ async function createModule() {
 function loadModule() {
   const loading = createModule();
   currentModule = loading;
-  loading.catch(() => {
-    if (currentModule === loading) currentModule = null;
-  });
+  loading.then(
+    (entry) => {
+      // retireModule() replaces only the current entry, so it must be known once loaded.
+      if (currentModule === loading) currentEntry = entry;
+    },
+    () => {
+      if (currentModule === loading) currentModule = null;
+    },
+  );
   return loading;
 }
 
 /** @returns {Promise<ModuleEntry>} */
 function getModule() {
-  return currentModule ?? loadModule();
+  if (currentModule === null || currentEntry?.retired === true) return loadModule();
+  return currentModule;
 }
 
 /** @param {ModuleEntry} entry */
