@@ -24,7 +24,10 @@ describe('module retirement', () => {
   it('replaces the module after a memory kill, and the next run is still bounded', async () => {
     const first = await sb.run({ source: HOG, args: { mib: 200 }, capabilities: {} });
     expect(first.status).toBe('memory');
-    const trivial = await sb.run({ source: 'async function run() { return 1; }', capabilities: {} });
+    const trivial = await sb.run({
+      source: 'async function run() { return 1; }',
+      capabilities: {},
+    });
     expect(trivial.status).toBe('completed');
     expect(trivial.stats.moduleId).not.toBe(first.stats.moduleId);
     // A run after the kill must not escape the limit (before the fix, 100 MiB completed here).
