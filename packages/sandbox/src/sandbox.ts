@@ -102,7 +102,7 @@ class PoolWorker {
 
   constructor(
     id: string,
-    options: { moduleHighWaterBytes: number; moduleMaxRuns: number },
+    options: { moduleHighWaterBytes: number; moduleMaxRuns: number; memoryBytes: number },
     onMessage: (w: PoolWorker, msg: unknown) => void,
     onGone: (w: PoolWorker) => void,
   ) {
@@ -241,7 +241,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       `options.poolSize must be an integer from 1 to 256, got ${String(poolSize)}`,
     );
   }
-  const moduleHighWaterBytes = options.moduleHighWaterBytes ?? 128 * 1024 * 1024;
+  const moduleHighWaterBytes = options.moduleHighWaterBytes ?? 32 * 1024 * 1024;
   const moduleMaxRuns = options.moduleMaxRuns ?? 2000;
   for (const [key, value] of [
     ['moduleHighWaterBytes', moduleHighWaterBytes],
@@ -255,7 +255,11 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     }
   }
   const baseLimits = mergeLimits(DEFAULT_LIMITS, options.limits, 'options.limits');
-  const workerOptions = { moduleHighWaterBytes, moduleMaxRuns };
+  const workerOptions = {
+    moduleHighWaterBytes,
+    moduleMaxRuns,
+    memoryBytes: baseLimits.memoryBytes,
+  };
 
   let closed = false;
   let runSeq = 0;

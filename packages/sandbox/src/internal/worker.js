@@ -3,12 +3,11 @@
 // thread as JSON text. Plain ESM JavaScript so it loads unchanged from src/ (tests) and dist/.
 // @ts-check
 import { parentPort, workerData } from 'node:worker_threads';
-import variant from '@jitl/quickjs-wasmfile-release-sync';
-import { newQuickJSWASMModuleFromVariant } from 'quickjs-emscripten-core';
 import { BOOTSTRAP_SOURCE } from './bootstrap.js';
 import { jsonDepthWithin } from './json-shape.js';
+import { heapBytes, ModulePool, PAGE_BYTES, pagesFor } from './module-pool.js';
 
-/** @typedef {import('quickjs-emscripten-core').QuickJSWASMModule} QuickJSWASMModule */
+/** @typedef {import('./module-pool.js').ModuleEntry} ModuleEntry */
 /** @typedef {import('quickjs-emscripten-core').QuickJSRuntime} QuickJSRuntime */
 /** @typedef {import('quickjs-emscripten-core').QuickJSContext} QuickJSContext */
 /** @typedef {import('quickjs-emscripten-core').QuickJSHandle} QuickJSHandle */
@@ -40,23 +39,13 @@ import { jsonDepthWithin } from './json-shape.js';
  * @property {number} startTime
  */
 
-/**
- * @typedef {object} ModuleEntry
- * @property {string} id
- * @property {QuickJSWASMModule} mod
- * @property {Set<Run>} runs
- * @property {boolean} retired
- * @property {boolean} dead
- * @property {number} runCount
- */
-
 /** @typedef {{ status: string, code: string, message: string }} Ending */
 
 if (parentPort === null) throw new Error('this module must run in a worker thread');
 const port = parentPort;
 const workerId = /** @type {string} */ (workerData?.workerId ?? 'w?');
 const moduleHighWaterBytes = /** @type {number} */ (
-  workerData?.moduleHighWaterBytes ?? 128 * 1024 * 1024
+  workerData?.moduleHighWaterBytes ?? 32 * 1024 * 1024
 );
 const moduleMaxRuns = /** @type {number} */ (workerData?.moduleMaxRuns ?? 2000);
 // Shared with the main thread: [slice start (epoch ms), run id or 0]. QuickJS polls its interrupt
@@ -108,71 +97,16 @@ const sliceSlot = /** @type {Float64Array} */ (
   globalThis.Date = UtcDate;
 }
 
-let moduleSeq = 0;
-/** @type {Promise<ModuleEntry> | null} */
-let currentModule = null;
-
-/** The entry currentModule resolved to (null while a new one is loading). @type {ModuleEntry | null} */
-let currentEntry = null;
-
-/** @returns {Promise<ModuleEntry>} */
-async function createModule() {
-  currentEntry = null;
-  const mod = await newQuickJSWASMModuleFromVariant(
-    /** @type {import('quickjs-emscripten-core').QuickJSSyncVariant} */ (
-      /** @type {unknown} */ (variant)
-    ),
-  );
-  moduleSeq += 1;
-  return {
-    id: `${workerId}-m${moduleSeq}`,
-    mod,
-    runs: new Set(),
-    retired: false,
-    dead: false,
-    runCount: 0,
-  };
-}
-
-/** A failed load is forgotten so that the next run tries again. */
-function loadModule() {
-  const loading = createModule();
-  currentModule = loading;
-  loading.then(
-    (entry) => {
-      // retireModule() replaces only the current entry, so it must be known once loaded.
-      if (currentModule === loading) currentEntry = entry;
-    },
-    () => {
-      if (currentModule === loading) currentModule = null;
-    },
-  );
-  return loading;
-}
-
-/** @returns {Promise<ModuleEntry>} */
-function getModule() {
-  if (currentModule === null || currentEntry?.retired === true) return loadModule();
-  return currentModule;
-}
-
-/** @param {ModuleEntry} entry */
-function retireModule(entry) {
-  if (entry.retired) return;
-  entry.retired = true;
-  dropWarmSlot(entry);
-  // A fresh module is prepared at once so the next run does not wait for instantiation (only
-  // when the retired one is current: several retirements in a row load one replacement).
-  if (currentEntry === entry) void loadModule();
-}
-
-/** @param {ModuleEntry} entry */
-function heapBytes(entry) {
-  const m = /** @type {{ module?: { HEAPU8?: Uint8Array } }} */ (
-    /** @type {unknown} */ (entry.mod)
-  );
-  return m.module?.HEAPU8?.byteLength ?? 0;
-}
+const pool = new ModulePool({
+  workerId,
+  highWaterBytes: moduleHighWaterBytes,
+  maxRuns: moduleMaxRuns,
+  warm: /** @type {number} */ (workerData?.warmModules ?? 2),
+  maxIdle: /** @type {number} */ (workerData?.maxIdleModules ?? 8),
+  prepare: (entry) => buildSlot(entry),
+  discard: (slot) => discardSlot(slot),
+});
+pool.warmPages = pagesFor(/** @type {number} */ (workerData?.memoryBytes ?? 64 * 1024 * 1024));
 
 /**
  * Direct FFI for the three calls every host-call round trip makes (deliver, pump, drain). The
@@ -376,6 +310,17 @@ class Run {
    */
   chargeHeapGrowth() {
     if (this.module === null) return;
+    if (this.module.oomCount > 0) {
+      // Host fact: an allocation failed at the module's hard maximum. The guest may have caught
+      // the engine's error; the run still ends with status memory.
+      this.peakMemoryBytes = Math.max(this.peakMemoryBytes, heapBytes(this.module));
+      this.kill(
+        'memory',
+        'WF_SANDBOX_MEMORY_LIMIT',
+        `the run's WebAssembly memory reached its maximum of ${this.module.maxPages * PAGE_BYTES} bytes`,
+      );
+      return;
+    }
     const h = heapBytes(this.module);
     if (h > this.heapMark) {
       this.heapCharged += h - this.heapMark;
@@ -575,9 +520,7 @@ async function start(msg) {
   runs.set(run.id, run);
   let entry;
   try {
-    entry = await getModule();
-    // A module retired while this run waited: take its replacement.
-    if (entry.retired) entry = await getModule();
+    entry = await pool.acquire(pagesFor(msg.limits.memoryBytes));
   } catch {
     endRun(run, {
       status: 'failed',
@@ -586,7 +529,10 @@ async function start(msg) {
     });
     return;
   }
-  if (isEnded(run)) return;
+  if (isEnded(run)) {
+    pool.release(entry);
+    return;
+  }
   run.module = entry;
   entry.runs.add(run);
   entry.runCount += 1;
@@ -682,39 +628,12 @@ function buildSlot(entry) {
   return { entry, rt, ctx, handles, configure, describe, deliver, drain, fast, owner };
 }
 
-/** @type {Slot | null} */
-let warmSlot = null;
-let warming = false;
-
-/** Prepares the next run's slot once the worker is idle. */
-function scheduleWarm() {
-  if (warming) return;
-  warming = true;
-  setImmediate(() => {
-    warming = false;
-    const entry = currentEntry;
-    if (warmSlot !== null || entry === null || entry.retired || entry.dead) return;
-    try {
-      warmSlot = buildSlot(entry);
-    } catch {
-      warmSlot = null;
-    }
-  });
-}
-
-/** @param {ModuleEntry} entry */
-function dropWarmSlot(entry) {
-  const slot = warmSlot;
-  if (slot === null || slot.entry !== entry) return;
-  warmSlot = null;
-  try {
-    slot.fast.dispose();
-    for (const h of slot.handles) if (h.alive) h.dispose();
-    slot.ctx.dispose();
-    slot.rt.dispose();
-  } catch {
-    // The module is being retired anyway.
-  }
+/** Disposes a slot that no run will use. @param {Slot} slot */
+function discardSlot(slot) {
+  slot.fast.dispose();
+  for (const h of slot.handles) if (h.alive) h.dispose();
+  slot.ctx.dispose();
+  slot.rt.dispose();
 }
 
 /**
@@ -723,9 +642,9 @@ function dropWarmSlot(entry) {
  */
 function setUp(run, entry) {
   const L = run.limits;
-  let slot = warmSlot;
-  if (slot !== null && slot.entry === entry) warmSlot = null;
-  else slot = buildSlot(entry);
+  let slot = /** @type {Slot | null} */ (entry.slot);
+  entry.slot = null;
+  if (slot === null) slot = buildSlot(entry);
   const { rt, ctx } = slot;
   run.rt = rt;
   run.ctx = ctx;
@@ -734,7 +653,8 @@ function setUp(run, entry) {
   run.drain = slot.drain;
   run.fast = slot.fast;
   // The engine's own limit only refuses single allocations reliably in this build (its per-block
-  // accounting lacks malloc_usable_size); the host-side sampling in shouldInterrupt is the bound.
+  // accounting lacks malloc_usable_size); the hard bound is the module's memory maximum, and
+  // the host-side sampling in shouldInterrupt stops a run early when its heap passes the limit.
   rt.setMemoryLimit(L.memoryBytes);
   rt.setMaxStackSize(L.stackBytes);
   slot.owner.run = run;
@@ -1022,8 +942,6 @@ function endRun(run, ending) {
   run.held = held;
   if (!run.interrupted && run.killed === null) run.sampleMemory();
   post({ t: 'end', runId: run.id, ...ending, held, stats: run.stats() });
-  // Built after the end is reported, so it never delays a run that is waiting on the host.
-  scheduleWarm();
   // Kill endings with outstanding host calls wait for the host to abort and drain them first.
   if (!held) tearDown(run);
 }
@@ -1041,8 +959,8 @@ function tearDown(run) {
   // rt.dispose() aborts the whole module; such runtimes are abandoned and the module retired.
   const risky =
     run.interrupted || run.killed?.status === 'memory' || run.killed?.status === 'stack';
-  if (risky) {
-    retireModule(entry);
+  if (risky || entry.oomCount > 0) {
+    pool.retire(entry);
     return;
   }
   try {
@@ -1056,8 +974,7 @@ function tearDown(run) {
     markDead(entry, null);
     return;
   }
-  if (heapBytes(entry) > moduleHighWaterBytes || entry.runCount >= moduleMaxRuns)
-    retireModule(entry);
+  pool.release(entry);
 }
 
 /**
@@ -1068,6 +985,19 @@ function tearDown(run) {
  */
 function hostFault(run, e) {
   const entry = run.module;
+  // An engine abort right after the memory refused to grow is the allocation failing inside
+  // code that does not handle it (error stacks, for one): that is the memory bound holding.
+  if (entry !== null && (entry.oomCount > 0 || entry.failedGrows > 0)) {
+    run.interrupted = true;
+    run.peakMemoryBytes = Math.max(run.peakMemoryBytes, heapBytes(entry));
+    endRun(run, {
+      status: 'memory',
+      code: 'WF_SANDBOX_MEMORY_LIMIT',
+      message: `the run's WebAssembly memory reached its maximum of ${entry.maxPages * PAGE_BYTES} bytes`,
+    });
+    markDead(entry, run);
+    return;
+  }
   const status = isHostStackOverflow(e) ? 'stack' : 'failed';
   run.interrupted = true;
   endRun(run, {
@@ -1087,7 +1017,7 @@ function hostFault(run, e) {
  */
 function markDead(entry, culprit) {
   entry.dead = true;
-  retireModule(entry);
+  pool.retire(entry);
   for (const other of [...entry.runs]) {
     if (other === culprit) continue;
     other.interrupted = true;
@@ -1159,10 +1089,7 @@ port.on('message', (/** @type {any} */ msg) => {
   }
 });
 
-void getModule().then(
-  () => {
-    scheduleWarm();
-    post({ t: 'ready' });
-  },
+void pool.warmUp().then(
+  () => post({ t: 'ready' }),
   () => post({ t: 'ready' }),
 );
