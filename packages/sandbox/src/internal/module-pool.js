@@ -49,12 +49,27 @@ export function heapBytes(entry) {
 
 /** @type {Promise<unknown> | null} */
 let compiled = null;
-/** The WASM binary is compiled once per worker; every module instantiates the same code. */
+
+/** Compiles the engine's WASM binary (the main thread does it once for all its workers). */
+export function compileEngine() {
+  const require = createRequire(import.meta.url);
+  const path = require.resolve('@jitl/quickjs-wasmfile-release-sync/wasm');
+  return /** @type {Promise<unknown>} */ (WA.compile(readFileSync(path)));
+}
+
+/**
+ * Uses a WebAssembly.Module compiled elsewhere. V8 shares compiled (and tiered-up) code between
+ * the threads a module is posted to, so a fresh worker does not start from cold code.
+ * @param {unknown} wasmModule
+ */
+export function useCompiledEngine(wasmModule) {
+  if (wasmModule instanceof WA.Module) compiled = Promise.resolve(wasmModule);
+}
+
+/** Every module instantiates the same compiled code. */
 function compiledModule() {
   if (compiled === null) {
-    const require = createRequire(import.meta.url);
-    const path = require.resolve('@jitl/quickjs-wasmfile-release-sync/wasm');
-    const loading = /** @type {Promise<unknown>} */ (WA.compile(readFileSync(path)));
+    const loading = compileEngine();
     compiled = loading;
     loading.catch(() => {
       compiled = null;

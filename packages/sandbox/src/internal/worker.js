@@ -5,7 +5,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { BOOTSTRAP_SOURCE } from './bootstrap.js';
 import { jsonDepthWithin } from './json-shape.js';
-import { heapBytes, ModulePool, PAGE_BYTES, pagesFor } from './module-pool.js';
+import { heapBytes, ModulePool, PAGE_BYTES, pagesFor, useCompiledEngine } from './module-pool.js';
 
 /** @typedef {import('./module-pool.js').ModuleEntry} ModuleEntry */
 /** @typedef {import('quickjs-emscripten-core').QuickJSRuntime} QuickJSRuntime */
@@ -37,6 +37,7 @@ import { heapBytes, ModulePool, PAGE_BYTES, pagesFor } from './module-pool.js';
  * @property {WorkerLimits} limits
  * @property {number} seed
  * @property {number} startTime
+ * @property {[number, string][]} [replay] settlements this run received on a worker it lost
  */
 
 /** @typedef {{ status: string, code: string, message: string }} Ending */
@@ -97,6 +98,7 @@ const sliceSlot = /** @type {Float64Array} */ (
   globalThis.Date = UtcDate;
 }
 
+useCompiledEngine(workerData?.wasmModule);
 const pool = new ModulePool({
   workerId,
   highWaterBytes: moduleHighWaterBytes,
@@ -292,6 +294,9 @@ class Run {
     this.wallTimer = null;
     this.held = false;
     this.tornDown = false;
+    /** Settlements that arrived before the run was set up or while its replay ran. @type {[number, string][]} */
+    this.early = [];
+    this.ready = false;
   }
 
   /**
@@ -507,7 +512,8 @@ function acceptCall(run, entry) {
       run.phase !== 'running'
         ? `{"ok":false,"e":${refusal('WF_SANDBOX_BRIDGE_CLOSED', 'run() has returned; new host calls are refused')}}`
         : `{"ok":false,"e":${refusal('WF_SANDBOX_UNKNOWN_CAPABILITY', 'no such capability')}}`;
-    setImmediate(() => settle(run.id, callId, envelope));
+    // Settled through the main thread, in order with host settlements (and replayed with them).
+    post({ t: 'call', runId: run.id, callId, name, input: '', refuse: envelope });
     return;
   }
   run.hostCalls += 1;
@@ -556,6 +562,18 @@ async function start(msg) {
   }
   if (isEnded(run)) return;
   check(run);
+  // A replay delivers what the lost worker had delivered, in the same order; the guest is
+  // deterministic given those, so it makes the same calls with the same ids.
+  for (const [callId, envelope] of [...(msg.replay ?? []), ...run.early]) {
+    if (isEnded(run)) return;
+    if (!run.outstanding.has(callId)) {
+      run.kill('failed', 'WF_SANDBOX_INTERNAL', 'the replayed run diverged from its first attempt');
+      return finishKilled(run);
+    }
+    deliver(run, callId, envelope);
+  }
+  run.early = [];
+  run.ready = true;
 }
 
 /** @param {Run} run (a function so that type narrowing does not outlive calls that end the run) */
@@ -1039,6 +1057,20 @@ function markDead(entry, culprit) {
 function settle(runId, callId, envelope) {
   const run = runs.get(runId);
   if (run === undefined || run.killed !== null || run.phase === 'ended') return;
+  if (!run.ready) {
+    run.early.push([callId, envelope]);
+    return;
+  }
+  deliver(run, callId, envelope);
+}
+
+/**
+ * @param {Run} run
+ * @param {number} callId
+ * @param {string} envelope
+ */
+function deliver(run, callId, envelope) {
+  if (run.killed !== null || run.phase === 'ended') return;
   const ctx = run.ctx;
   const deliver = run.deliver;
   if (ctx === null || deliver === null || !run.outstanding.delete(callId)) return;

@@ -13,7 +13,7 @@ export const innocentCaps = {
   wait: (x: unknown) => new Promise((resolve) => setTimeout(() => resolve(x), 10)),
 };
 
-export function innocent(sb: Sandbox, id: number, steps = 30): Promise<SandboxOutcome> {
+export function innocent(sb: Sandbox, id: number, steps = 80): Promise<SandboxOutcome> {
   return sb.run({
     source: INNOCENT_SOURCE,
     args: { id, steps },
@@ -24,7 +24,7 @@ export function innocent(sb: Sandbox, id: number, steps = 30): Promise<SandboxOu
 }
 
 /** What an undisturbed innocent run returns (deterministic: seeded random, logical clock). */
-export async function expectedValue(sb: Sandbox, id: number, steps = 30): Promise<string> {
+export async function expectedValue(sb: Sandbox, id: number, steps = 80): Promise<string> {
   const o = await innocent(sb, id, steps);
   if (o.status !== 'completed') throw new Error(`solo innocent run failed: ${JSON.stringify(o)}`);
   return JSON.stringify(o.value);
@@ -35,13 +35,20 @@ export const median = (xs: number[]): number => {
   return s[s.length >> 1] ?? 0;
 };
 
-/** Median solo latency of the innocent workload, measured now (same machine load as the test). */
-export async function soloLatency(sb: Sandbox, rounds = 3): Promise<number> {
+/**
+ * Median latency of the innocent workload undisturbed: the same number of innocent runs at once
+ * as in the bystander test, without the hostile one, measured now (same machine load).
+ */
+export async function soloLatency(sb: Sandbox, n = 4, rounds = 2): Promise<number> {
   const ts: number[] = [];
-  for (let i = 0; i < rounds; i++) {
-    const t = performance.now();
-    await innocent(sb, 99);
-    ts.push(performance.now() - t);
+  for (let r = 0; r < rounds; r++) {
+    await Promise.all(
+      Array.from({ length: n }, async (_, i) => {
+        const t = performance.now();
+        await innocent(sb, 90 + i);
+        ts.push(performance.now() - t);
+      }),
+    );
   }
   return median(ts);
 }
