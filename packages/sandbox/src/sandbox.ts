@@ -9,6 +9,7 @@ import { SandboxError } from './errors.js';
 import { jsonDepthWithin } from './internal/json-shape.js';
 import { parseJsonText, toJsonText } from './internal/json.js';
 import { DEFAULT_LIMITS, mergeLimits } from './internal/limits.js';
+import { taskCpuMs } from './internal/cpu-clock.js';
 import { compileEngine } from './internal/module-pool.js';
 import { redactHostMessage } from './internal/redact.js';
 import type {
@@ -30,8 +31,11 @@ const WORKER_STACK_MB = 64;
 const WATCHDOG_SLACK_MS = 1500;
 /** How often the main thread looks at each worker's current slice. */
 const SLICE_WATCH_MS = 100;
-/** A slice may overstay cpuSliceMs by this much (interrupt polling is by operation count). */
-const SLICE_GRACE_MS = 500;
+/**
+ * A slice may overstay cpuSliceMs by this much CPU time before its worker is ended (the worker's
+ * own interrupt normally stops it at cpuSliceMs; this catches builtins that never poll).
+ */
+const SLICE_GRACE_MS = 250;
 const MAX_ERROR_CHARS = 2000;
 const CODE_PATTERN = /^[A-Z][A-Z0-9_]{2,63}$/;
 const CAPABILITY_NAME = /^[A-Za-z_$][A-Za-z0-9_$]{0,63}$/;
@@ -116,6 +120,10 @@ class PoolWorker {
   alive = true;
   /** The worker loaded QuickJS and said so. */
   started = false;
+  /** The worker thread's task id (Linux), for reading its CPU clock; null elsewhere. */
+  tid: number | null = null;
+  /** The slice the watchdog is following: its CPU clock when first seen. */
+  watch: { runId: number; started: number; wall0: number; cpu0: number } | null = null;
 
   constructor(
     id: string,
@@ -142,6 +150,8 @@ class PoolWorker {
     });
     this.worker.on('message', (msg: { t?: string }) => {
       if (msg.t === 'ready') {
+        const tid = (msg as { tid?: unknown }).tid;
+        this.tid = typeof tid === 'number' && Number.isSafeInteger(tid) ? tid : null;
         this.started = true;
         markReady();
       } else onMessage(this, msg);
@@ -401,7 +411,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
             ? {
                 status: 'timeout',
                 code: 'WF_SANDBOX_CPU_SLICE',
-                message: `a synchronous guest slice ran longer than ${run.limits.cpuSliceMs} ms and its worker was replaced`,
+                message: `a synchronous guest slice used more than ${run.limits.cpuSliceMs} ms of CPU and its worker was replaced`,
               }
             : {
                 status: 'timeout',
@@ -418,17 +428,35 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   }
 
   // Catches slices that run long between interrupt polls (native builtins, deep error unwinding).
+  // Measured in the worker thread's CPU time where the platform has a thread clock (Linux), so a
+  // busy machine does not end an innocent slice; the part of the slice before the watchdog first
+  // saw it (at most one tick) is counted as wall time.
   const sliceWatch = setInterval(() => {
     const t = performance.timeOrigin + performance.now();
     for (const w of [...pool]) {
       const runId = w.slice[1] ?? 0;
-      if (!w.alive || runId === 0) continue;
+      const started = w.slice[0] ?? t;
+      if (!w.alive || runId === 0) {
+        w.watch = null;
+        continue;
+      }
+      if (w.watch === null || w.watch.runId !== runId || w.watch.started !== started) {
+        w.watch = {
+          runId,
+          started,
+          wall0: t,
+          cpu0: w.tid === null ? Number.NaN : taskCpuMs(w.tid),
+        };
+      }
       const run = w.runs.get(runId);
       if (run === undefined || run.ended) continue;
-      const started = w.slice[0] ?? t;
-      if (t - started > run.limits.cpuSliceMs + Math.max(SLICE_GRACE_MS, run.limits.cpuSliceMs)) {
-        wedged(w, run, 'slice');
-      }
+      const bound = run.limits.cpuSliceMs + SLICE_GRACE_MS;
+      if (t - started <= bound) continue;
+      const cpuNow = w.tid === null ? Number.NaN : taskCpuMs(w.tid);
+      const used = Number.isFinite(w.watch.cpu0 + cpuNow)
+        ? w.watch.wall0 - started + (cpuNow - w.watch.cpu0)
+        : t - started;
+      if (used > bound) wedged(w, run, 'slice');
     }
   }, SLICE_WATCH_MS);
   sliceWatch.unref();

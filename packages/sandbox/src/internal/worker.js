@@ -4,6 +4,7 @@
 // @ts-check
 import { parentPort, workerData } from 'node:worker_threads';
 import { BOOTSTRAP_SOURCE } from './bootstrap.js';
+import { openThreadCpuClock, threadTaskId } from './cpu-clock.js';
 import { jsonDepthWithin } from './json-shape.js';
 import { heapBytes, ModulePool, PAGE_BYTES, pagesFor, useCompiledEngine } from './module-pool.js';
 
@@ -17,6 +18,7 @@ import { heapBytes, ModulePool, PAGE_BYTES, pagesFor, useCompiledEngine } from '
  * @property {number} memoryBytes
  * @property {number} stackBytes
  * @property {number} cpuSliceMs
+ * @property {number} cpuMs
  * @property {number} wallMs
  * @property {number} maxHostCalls
  * @property {number} maxOutstandingCalls
@@ -220,6 +222,12 @@ class FastPath {
 
 const now = () => performance.now();
 const MIN_SAMPLE_MS = 2;
+/** This thread's CPU clock (ms), or null where only wall time is available. */
+const cpuClock = openThreadCpuClock();
+/** A slice gets its CPU baseline once it has run this long (shorter slices are charged wall time). */
+const CPU_BASE_AFTER_MS = 1;
+/** Re-read the CPU clock at most this often while a slice is over a limit in wall time. */
+const CPU_RECHECK_MS = 2;
 
 /** @type {Map<number, Run>} */
 const runs = new Map();
@@ -281,6 +289,12 @@ class Run {
     this.heapCharged = 0;
     this.heapMark = 0;
     this.sliceStart = now();
+    /** CPU clock at the slice's first poll after CPU_BASE_AFTER_MS, or -1. */
+    this.sliceCpuBase = -1;
+    this.sliceWallAtBase = 0;
+    /** Last precise slice CPU reading and when it was taken (rate limit). */
+    this.sliceCpuSeen = 0;
+    this.sliceCpuSeenAt = 0;
     this.wallDeadline = now() + msg.limits.wallMs;
     /** @type {Ending | null} */
     this.killed = null;
@@ -344,16 +358,67 @@ class Run {
   /** Starts a synchronous guest slice. */
   beginSlice() {
     this.sliceStart = now();
+    this.sliceCpuBase = -1;
+    this.sliceCpuSeenAt = 0;
     sliceSlot[0] = performance.timeOrigin + this.sliceStart;
     sliceSlot[1] = this.id;
     if (this.module !== null) this.heapMark = heapBytes(this.module);
   }
 
+  /**
+   * CPU time of the current slice: wall time up to the CPU baseline (at most ~1 ms plus one poll
+   * interval), then this thread's CPU clock, so time the thread spent descheduled on a busy
+   * machine is not charged. Without a baseline it is the wall time (an upper bound).
+   * @param {number} t now()
+   */
+  sliceCpu(t) {
+    if (cpuClock === null || this.sliceCpuBase < 0) return t - this.sliceStart;
+    return this.sliceWallAtBase - this.sliceStart + (cpuClock() - this.sliceCpuBase);
+  }
+
   /** Ends the slice: accounts CPU time and memory growth. */
   endSlice() {
     sliceSlot[1] = 0;
-    this.cpuMs += now() - this.sliceStart;
+    this.cpuMs += this.sliceCpu(now());
     this.chargeHeapGrowth();
+    if (this.killed === null && this.cpuMs > this.limits.cpuMs) this.killCpuBudget();
+  }
+
+  killCpuBudget() {
+    this.kill(
+      'timeout',
+      'WF_SANDBOX_CPU_BUDGET',
+      `the run used more than its CPU budget of ${this.limits.cpuMs} ms`,
+    );
+  }
+
+  /**
+   * Checks the CPU limits at a poll. Wall time bounds CPU time from above, so the clock is read
+   * only when the wall time of the slice already exceeds a limit.
+   * @param {number} t now()
+   */
+  checkCpu(t) {
+    const L = this.limits;
+    const wall = t - this.sliceStart;
+    if (cpuClock !== null && this.sliceCpuBase < 0 && wall >= CPU_BASE_AFTER_MS) {
+      this.sliceCpuBase = cpuClock();
+      this.sliceWallAtBase = t;
+    }
+    if (wall <= L.cpuSliceMs && this.cpuMs + wall <= L.cpuMs) return;
+    if (t - this.sliceCpuSeenAt >= CPU_RECHECK_MS) {
+      this.sliceCpuSeen = this.sliceCpu(t);
+      this.sliceCpuSeenAt = t;
+    }
+    const cpu = this.sliceCpuSeen;
+    if (cpu > L.cpuSliceMs) {
+      this.kill(
+        'timeout',
+        'WF_SANDBOX_CPU_SLICE',
+        `a synchronous guest slice used more than ${L.cpuSliceMs} ms of CPU`,
+      );
+    } else if (this.cpuMs + cpu > L.cpuMs) {
+      this.killCpuBudget();
+    }
   }
 
   sampleMemory() {
@@ -387,12 +452,9 @@ class Run {
       return true;
     }
     const t = now();
-    if (t - this.sliceStart > this.limits.cpuSliceMs) {
-      this.kill(
-        'timeout',
-        'WF_SANDBOX_CPU_SLICE',
-        `a synchronous guest slice ran longer than ${this.limits.cpuSliceMs} ms`,
-      );
+    this.checkCpu(t);
+    if (this.killed !== null) {
+      // stopped by a CPU limit
     } else if (t > this.wallDeadline) {
       this.kill(
         'timeout',
@@ -1121,7 +1183,9 @@ port.on('message', (/** @type {any} */ msg) => {
   }
 });
 
+// The task id lets the main thread read this thread's CPU clock for its slice watchdog.
+const tid = threadTaskId();
 void pool.warmUp().then(
-  () => post({ t: 'ready' }),
-  () => post({ t: 'ready' }),
+  () => post({ t: 'ready', tid }),
+  () => post({ t: 'ready', tid }),
 );
