@@ -79,3 +79,12 @@ export async function withBystanders(
     latencies: done.map((d) => d.ms),
   };
 }
+
+/** Prints the measured ratios when WF_BYSTANDER_LOG is set (for closing notes; silent in CI). */
+export function logRatios(label: string, solo: number, latencies: number[]): void {
+  if (process.env.WF_BYSTANDER_LOG === undefined) return;
+  const worst = Math.max(...latencies);
+  console.log(
+    `[bystander] ${label}: solo ${solo.toFixed(0)} ms, worst ${worst.toFixed(0)} ms, ratio ${(worst / solo).toFixed(2)}x`,
+  );
+}

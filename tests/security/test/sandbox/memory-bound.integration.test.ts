@@ -4,7 +4,13 @@
 // their exact results and stay within 3x of their solo latency.
 import { createSandbox, type Sandbox, type SandboxOutcome } from '@wf/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bystanderBound, expectedValue, soloLatency, withBystanders } from './bystander.js';
+import {
+  bystanderBound,
+  expectedValue,
+  logRatios,
+  soloLatency,
+  withBystanders,
+} from './bystander.js';
 import { corpusCapabilities, loadCorpus } from './corpus.js';
 
 const MIB = 1024 * 1024;
@@ -115,6 +121,7 @@ describe('hard memory bound', () => {
         expect(o.status, JSON.stringify(o)).toBe('completed');
         expect(o.status === 'completed' && JSON.stringify(o.value)).toBe(expected[id]);
       });
+      logRatios(name, solo, r.latencies);
       for (const ms of r.latencies) expect(ms).toBeLessThanOrEqual(bystanderBound(solo));
     },
     60_000,

@@ -4,7 +4,13 @@
 // identical to an undisturbed run; WF_SANDBOX_WORKER_LOST never reaches them.
 import { createSandbox, type Sandbox } from '@wf/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bystanderBound, expectedValue, soloLatency, withBystanders } from './bystander.js';
+import {
+  bystanderBound,
+  expectedValue,
+  logRatios,
+  soloLatency,
+  withBystanders,
+} from './bystander.js';
 import { loadCorpus } from './corpus.js';
 
 const corpus = new Map(loadCorpus().map((p) => [p.name, p]));
@@ -38,6 +44,7 @@ describe('a worker ended for one run loses no other run', () => {
         expect(o.status, JSON.stringify(o)).toBe('completed');
         expect(o.status === 'completed' && JSON.stringify(o.value)).toBe(expected[id]);
       }
+      logRatios(name, solo, r.latencies);
       for (const ms of r.latencies) expect(ms).toBeLessThanOrEqual(bystanderBound(solo));
       // The hostile run really ended its worker: the innocents finished on another one.
       expect(new Set(r.innocents.map((o) => o.stats.workerId)).has(r.hostile.stats.workerId)).toBe(
