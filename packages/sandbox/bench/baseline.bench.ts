@@ -64,6 +64,37 @@ for (let i = 0; i < 12; i++) {
     rNew.push(await roundTrip(sbNew));
   }
 }
+// 200 concurrent runs: what one module per executing run costs against the shared module.
+const burst = async (sb: Sb) => {
+  const c0 = process.cpuUsage();
+  const t = performance.now();
+  const outs = await Promise.all(
+    Array.from({ length: 200 }, (_, id) =>
+      sb.run({
+        source:
+          'async function run(api, args) { const a = await api.slow(1); const b = await api.slow(2); return args.id + a + b; }',
+        args: { id },
+        capabilities: { slow: (x) => new Promise((r) => setTimeout(() => r(x), 20)) },
+        limits: { wallMs: 60_000 },
+      }),
+    ),
+  );
+  const cpu = process.cpuUsage(c0);
+  for (const [id, o] of outs.entries())
+    if (o.status !== 'completed' || o.value !== id + 3) throw new Error(JSON.stringify(o));
+  return { ms: performance.now() - t, cpu: (cpu.user + cpu.system) / 1000 };
+};
+const bNew: { ms: number; cpu: number }[] = [];
+const bOld: { ms: number; cpu: number }[] = [];
+for (let i = 0; i < 4; i++) {
+  if (i % 2 === 0) {
+    bNew.push(await burst(sbNew));
+    bOld.push(await burst(sbOld));
+  } else {
+    bOld.push(await burst(sbOld));
+    bNew.push(await burst(sbNew));
+  }
+}
 await sbNew.close();
 await sbOld.close();
 
@@ -76,3 +107,11 @@ const c = summarize(rNew);
 const d = summarize(rOld);
 console.log(`host-call round trip p50: this tree ${fmt(c.p50)} µs, baseline ${fmt(d.p50)} µs`);
 console.log(`  ratio this/baseline p50: ${fmt(c.p50 / d.p50)}x`);
+const msN = summarize(bNew.map((b) => b.ms)).p50;
+const msO = summarize(bOld.map((b) => b.ms)).p50;
+const cpuN = summarize(bNew.map((b) => b.cpu)).p50;
+const cpuO = summarize(bOld.map((b) => b.cpu)).p50;
+console.log(
+  `200 concurrent runs: this tree ${fmt(msN, 0)} ms / ${fmt(cpuN / 200)} ms CPU per run, baseline ${fmt(msO, 0)} ms / ${fmt(cpuO / 200)} ms CPU per run`,
+);
+console.log(`  ratio this/baseline: wall ${fmt(msN / msO)}x, CPU ${fmt(cpuN / cpuO)}x`);
