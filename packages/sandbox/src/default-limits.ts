@@ -5,6 +5,7 @@ export const DEFAULT_LIMITS: Readonly<SandboxLimits> = Object.freeze({
   memoryBytes: 64 * 1024 * 1024,
   stackBytes: 512 * 1024,
   cpuSliceMs: 1000,
+  cpuMs: 10_000,
   wallMs: 30_000,
   maxHostCalls: 100_000,
   maxOutstandingCalls: 64,

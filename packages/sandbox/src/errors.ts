@@ -27,8 +27,10 @@ export const SANDBOX_ERROR_CODES = {
   WF_SANDBOX_RESULT_TOO_LARGE: 'WF_SANDBOX_RESULT_TOO_LARGE',
   /** The value run() returned nests deeper than maxJsonDepth. */
   WF_SANDBOX_RESULT_TOO_DEEP: 'WF_SANDBOX_RESULT_TOO_DEEP',
-  /** One synchronous guest slice exceeded cpuSliceMs. */
+  /** One synchronous guest slice used more than cpuSliceMs of CPU. */
   WF_SANDBOX_CPU_SLICE: 'WF_SANDBOX_CPU_SLICE',
+  /** The run used more than cpuMs of CPU in total. */
+  WF_SANDBOX_CPU_BUDGET: 'WF_SANDBOX_CPU_BUDGET',
   /** The run exceeded wallMs. */
   WF_SANDBOX_WALL_TIMEOUT: 'WF_SANDBOX_WALL_TIMEOUT',
   /** The guest heap exceeded memoryBytes. */

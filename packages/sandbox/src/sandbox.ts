@@ -9,6 +9,8 @@ import { SandboxError } from './errors.js';
 import { jsonDepthWithin } from './internal/json-shape.js';
 import { parseJsonText, toJsonText } from './internal/json.js';
 import { DEFAULT_LIMITS, mergeLimits } from './internal/limits.js';
+import { taskCpuMs } from './internal/cpu-clock.js';
+import { compileEngine } from './internal/module-pool.js';
 import { redactHostMessage } from './internal/redact.js';
 import type {
   Capability,
@@ -29,12 +31,17 @@ const WORKER_STACK_MB = 64;
 const WATCHDOG_SLACK_MS = 1500;
 /** How often the main thread looks at each worker's current slice. */
 const SLICE_WATCH_MS = 100;
-/** A slice may overstay cpuSliceMs by this much (interrupt polling is by operation count). */
-const SLICE_GRACE_MS = 500;
+/**
+ * A slice may overstay cpuSliceMs by this much CPU time before its worker is ended (the worker's
+ * own interrupt normally stops it at cpuSliceMs; this catches builtins that never poll).
+ */
+const SLICE_GRACE_MS = 250;
 const MAX_ERROR_CHARS = 2000;
 const CODE_PATTERN = /^[A-Z][A-Z0-9_]{2,63}$/;
 const CAPABILITY_NAME = /^[A-Za-z_$][A-Za-z0-9_$]{0,63}$/;
 const MAX_SEED = Number.MAX_SAFE_INTEGER;
+/** Times one run may be replayed on a fresh worker after losing its worker to another run. */
+const MAX_REPLAYS = 3;
 
 interface WorkerStats {
   cpuMs: number;
@@ -69,8 +76,22 @@ interface Call {
   done: Promise<void>;
 }
 
+/** What the worker needs to start (or replay) a run: the 'start' message minus the replay log. */
+interface StartFields {
+  source: string;
+  argsText: string;
+  prelude: string | null;
+  capabilities: string[];
+}
+
 interface Run {
   id: number;
+  start: StartFields;
+  /** Settlements in the order they were sent to the worker: replayed after a worker loss. */
+  log: [number, string][];
+  /** Highest call id dispatched; a replay re-issues calls up to it, which are not re-run. */
+  dispatched: number;
+  replays: number;
   limits: SandboxLimits;
   capabilities: Record<string, Capability>;
   seed: number;
@@ -99,10 +120,19 @@ class PoolWorker {
   alive = true;
   /** The worker loaded QuickJS and said so. */
   started = false;
+  /** The worker thread's task id (Linux), for reading its CPU clock; null elsewhere. */
+  tid: number | null = null;
+  /** The slice the watchdog is following: its CPU clock when first seen. */
+  watch: { runId: number; started: number; wall0: number; cpu0: number } | null = null;
 
   constructor(
     id: string,
-    options: { moduleHighWaterBytes: number; moduleMaxRuns: number },
+    options: {
+      moduleHighWaterBytes: number;
+      moduleMaxRuns: number;
+      memoryBytes: number;
+      wasmModule: unknown;
+    },
     onMessage: (w: PoolWorker, msg: unknown) => void,
     onGone: (w: PoolWorker) => void,
   ) {
@@ -120,6 +150,8 @@ class PoolWorker {
     });
     this.worker.on('message', (msg: { t?: string }) => {
       if (msg.t === 'ready') {
+        const tid = (msg as { tid?: unknown }).tid;
+        this.tid = typeof tid === 'number' && Number.isSafeInteger(tid) ? tid : null;
         this.started = true;
         markReady();
       } else onMessage(this, msg);
@@ -241,7 +273,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       `options.poolSize must be an integer from 1 to 256, got ${String(poolSize)}`,
     );
   }
-  const moduleHighWaterBytes = options.moduleHighWaterBytes ?? 128 * 1024 * 1024;
+  const moduleHighWaterBytes = options.moduleHighWaterBytes ?? 32 * 1024 * 1024;
   const moduleMaxRuns = options.moduleMaxRuns ?? 2000;
   for (const [key, value] of [
     ['moduleHighWaterBytes', moduleHighWaterBytes],
@@ -255,7 +287,20 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     }
   }
   const baseLimits = mergeLimits(DEFAULT_LIMITS, options.limits, 'options.limits');
-  const workerOptions = { moduleHighWaterBytes, moduleMaxRuns };
+  // Compiled once here and posted to every worker: V8 shares the compiled and tiered-up code, so a
+  // replacement worker starts warm and does not recompile the engine.
+  let wasmModule: unknown = null;
+  try {
+    wasmModule = await compileEngine();
+  } catch {
+    wasmModule = null; // each worker compiles (and reports) on its own
+  }
+  const workerOptions = {
+    moduleHighWaterBytes,
+    moduleMaxRuns,
+    memoryBytes: baseLimits.memoryBytes,
+    wasmModule,
+  };
 
   let closed = false;
   let runSeq = 0;
@@ -283,23 +328,72 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   let earlyDeaths = 0;
   const MAX_EARLY_DEATHS = 3;
 
+  /**
+   * A started worker kept out of the pool, so that runs replayed after a worker loss do not wait
+   * for a thread to boot and load QuickJS (the cost: one idle worker).
+   */
+  let spare: PoolWorker | null = null;
+
   function replace(w: PoolWorker): void {
     const i = pool.indexOf(w);
     if (i >= 0) pool.splice(i, 1);
+    if (spare === w) spare = null;
     earlyDeaths = w.started ? 0 : earlyDeaths + 1;
     // Never respawn in a tight loop: a worker that cannot start is replaced only by a later run.
-    if (!closed && earlyDeaths <= MAX_EARLY_DEATHS) pool.push(spawn());
+    if (closed || earlyDeaths > MAX_EARLY_DEATHS) return;
+    if (spare?.alive) {
+      pool.push(spare);
+      spare = spawn();
+    } else {
+      pool.push(spawn());
+    }
   }
 
   function onGone(w: PoolWorker): void {
     replace(w);
+    // The run inside a guest slice when the thread died is the one that killed it; the others
+    // continue on another worker from what they had already received.
+    const inSlice = w.slice[1] ?? 0;
     for (const run of [...w.runs.values()]) {
+      if (run.id !== inSlice && replay(run)) continue;
       finalize(run, {
         status: 'failed',
         code: 'WF_SANDBOX_WORKER_LOST',
         message: 'the worker thread running this run stopped',
       });
     }
+  }
+
+  /**
+   * Continues a run whose worker was lost through no fault of its own: a fresh worker re-runs it
+   * from the start with the same seed, start time and arguments, and the settlements it already
+   * received are delivered again in the same order. The guest is deterministic given those (no
+   * real clock, seeded random, UTC), so it reaches the same state and its result is identical to
+   * an undisturbed run. Calls it already made are not dispatched again (contract 1: at most once).
+   */
+  function replay(run: Run): boolean {
+    if (run.ended || closed || run.replays >= MAX_REPLAYS) return false;
+    run.replays += 1;
+    run.worker.runs.delete(run.id);
+    const w = pick();
+    run.worker = w;
+    w.runs.set(run.id, run);
+    w.hold();
+    const elapsed = performance.now() - run.t0;
+    w.worker.postMessage({
+      t: 'start',
+      runId: run.id,
+      ...run.start,
+      limits: {
+        ...run.limits,
+        wallMs: Math.max(1, Math.ceil(run.limits.wallMs - elapsed)),
+        maxErrorChars: MAX_ERROR_CHARS,
+      },
+      seed: run.seed,
+      startTime: run.startTime,
+      replay: run.log.slice(),
+    });
+    return true;
   }
 
   /** Terminates a worker that stopped answering; the run that held it timed out. */
@@ -309,6 +403,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     replace(w);
     void w.worker.terminate();
     for (const run of [...w.runs.values()]) {
+      if (run !== culprit && replay(run)) continue;
       finalize(
         run,
         run === culprit
@@ -316,7 +411,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
             ? {
                 status: 'timeout',
                 code: 'WF_SANDBOX_CPU_SLICE',
-                message: `a synchronous guest slice ran longer than ${run.limits.cpuSliceMs} ms and its worker was replaced`,
+                message: `a synchronous guest slice used more than ${run.limits.cpuSliceMs} ms of CPU and its worker was replaced`,
               }
             : {
                 status: 'timeout',
@@ -333,17 +428,35 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   }
 
   // Catches slices that run long between interrupt polls (native builtins, deep error unwinding).
+  // Measured in the worker thread's CPU time where the platform has a thread clock (Linux), so a
+  // busy machine does not end an innocent slice; the part of the slice before the watchdog first
+  // saw it (at most one tick) is counted as wall time.
   const sliceWatch = setInterval(() => {
     const t = performance.timeOrigin + performance.now();
     for (const w of [...pool]) {
       const runId = w.slice[1] ?? 0;
-      if (!w.alive || runId === 0) continue;
+      const started = w.slice[0] ?? t;
+      if (!w.alive || runId === 0) {
+        w.watch = null;
+        continue;
+      }
+      if (w.watch === null || w.watch.runId !== runId || w.watch.started !== started) {
+        w.watch = {
+          runId,
+          started,
+          wall0: t,
+          cpu0: w.tid === null ? Number.NaN : taskCpuMs(w.tid),
+        };
+      }
       const run = w.runs.get(runId);
       if (run === undefined || run.ended) continue;
-      const started = w.slice[0] ?? t;
-      if (t - started > run.limits.cpuSliceMs + Math.max(SLICE_GRACE_MS, run.limits.cpuSliceMs)) {
-        wedged(w, run, 'slice');
-      }
+      const bound = run.limits.cpuSliceMs + SLICE_GRACE_MS;
+      if (t - started <= bound) continue;
+      const cpuNow = w.tid === null ? Number.NaN : taskCpuMs(w.tid);
+      const used = Number.isFinite(w.watch.cpu0 + cpuNow)
+        ? w.watch.wall0 - started + (cpuNow - w.watch.cpu0)
+        : t - started;
+      if (used > bound) wedged(w, run, 'slice');
     }
   }, SLICE_WATCH_MS);
   sliceWatch.unref();
@@ -353,12 +466,29 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     const run = w.runs.get(msg.runId);
     if (run === undefined) return;
     if (msg.t === 'call') {
-      const m = raw as { callId: number; name: string; input: string };
-      dispatch(run, m.callId, m.name, m.input);
+      const m = raw as { callId: number; name: string; input: string; refuse?: string };
+      // A replay re-issues the calls the run made before its worker was lost: they already ran.
+      if (m.callId <= run.dispatched) return;
+      run.dispatched = m.callId;
+      if (m.refuse !== undefined) refuse(run, m.callId, m.refuse);
+      else dispatch(run, m.callId, m.name, m.input);
     } else if (msg.t === 'end') {
       onEnd(run, raw as EndMessage);
     } else if (msg.t === 'disposed') {
       run.disposed?.();
+    }
+  }
+
+  /** Settles a call the worker refused without effect, in order with the host's settlements. */
+  function refuse(run: Run, callId: number, envelope: string): void {
+    setImmediate(() => send(run, callId, envelope));
+  }
+
+  function send(run: Run, callId: number, envelope: string): void {
+    if (run.ended) return;
+    run.log.push([callId, envelope]);
+    if (run.worker.alive) {
+      run.worker.worker.postMessage({ t: 'settle', runId: run.id, callId, env: envelope });
     }
   }
 
@@ -435,9 +565,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       .then((envelope) => {
         run.calls.delete(callId);
         // Settlements go to the worker in the order the host promises settled (contract 1).
-        if (!run.ended && run.worker.alive) {
-          run.worker.worker.postMessage({ t: 'settle', runId: run.id, callId, env: envelope });
-        }
+        send(run, callId, envelope);
       });
     call.done = done;
     run.calls.set(callId, call);
@@ -572,8 +700,18 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     runSeq += 1;
     const id = runSeq;
     return new Promise<SandboxOutcome>((resolve) => {
+      const start: StartFields = {
+        source: request.source,
+        argsText,
+        prelude: request.prelude ?? null,
+        capabilities: Object.keys(request.capabilities),
+      };
       const r: Run = {
         id,
+        start,
+        log: [],
+        dispatched: 0,
+        replays: 0,
         limits,
         capabilities: request.capabilities,
         seed,
@@ -593,13 +731,13 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       worker.hold();
       // A worker that cannot even report a wall timeout is wedged in host code: replace it.
       r.watchdog = setTimeout(
-        () => wedged(worker, r),
+        () => wedged(r.worker, r),
         timerMs(limits.wallMs + limits.abortGraceMs + WATCHDOG_SLACK_MS),
       );
       if (signal !== undefined) {
         const onAbort = () => {
-          if (!r.ended && worker.alive)
-            worker.worker.postMessage({ t: 'close', runId: id, reason: 'aborted' });
+          if (!r.ended && r.worker.alive)
+            r.worker.worker.postMessage({ t: 'close', runId: id, reason: 'aborted' });
         };
         signal.addEventListener('abort', onAbort, { once: true });
         r.detachSignal = () => signal.removeEventListener('abort', onAbort);
@@ -607,10 +745,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       worker.worker.postMessage({
         t: 'start',
         runId: id,
-        source: request.source,
-        argsText,
-        prelude: request.prelude ?? null,
-        capabilities: Object.keys(request.capabilities),
+        ...start,
         limits: { ...limits, maxErrorChars: MAX_ERROR_CHARS },
         seed,
         startTime,
@@ -622,7 +757,8 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     if (closed) return;
     closed = true;
     clearInterval(sliceWatch);
-    const workers = [...pool];
+    const workers = spare === null ? [...pool] : [...pool, spare];
+    spare = null;
     pool.length = 0;
     for (const w of workers) {
       for (const r of [...w.runs.values()]) {
@@ -647,5 +783,6 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       'no worker thread could start the QuickJS engine',
     );
   }
+  spare = spawn();
   return Object.freeze({ run, close });
 }

@@ -14,12 +14,17 @@ export interface CapabilityContext {
 export type Capability = (input: unknown, ctx: CapabilityContext) => unknown | Promise<unknown>;
 
 export interface SandboxLimits {
-  /** Guest heap bound (host-side accounting, sampled while guest code runs). */
+  /**
+   * Hard bound on the run's WebAssembly linear memory (engine, kernel and guest heap; at least
+   * 16 MiB is used whatever the value). Allocations past it fail inside the engine.
+   */
   memoryBytes: number;
   /** QuickJS stack limit, 256 KiB to 1 MiB. */
   stackBytes: number;
-  /** Longest uninterrupted synchronous guest slice. */
+  /** Most CPU time one uninterrupted synchronous guest slice may use (thread CPU time on Linux). */
   cpuSliceMs: number;
+  /** Total CPU time the run's guest code may use across all its slices (default 10,000). */
+  cpuMs: number;
   /** Wall-clock bound for the whole run, including draining host calls. */
   wallMs: number;
   /** Total host calls a run may make. */
@@ -65,7 +70,7 @@ export interface SandboxRequest {
 
 export interface SandboxStats {
   elapsedMs: number;
-  /** Time spent executing guest code (synchronous slices). */
+  /** CPU time spent executing guest code (thread CPU time where available, else wall time). */
   cpuMs: number;
   /** Host calls accepted. */
   hostCalls: number;

@@ -20,11 +20,14 @@ describe('CPU slices and the wall clock', () => {
   it('interrupts a synchronous infinite loop (uncatchable) as a CPU-slice timeout', async () => {
     const o = await sb.run({
       source: 'async function run() { try { for (;;) {} } catch (e) { return "caught"; } }',
+      // The slice is measured in CPU time: on a loaded machine 300 ms of CPU can take seconds.
+      limits: { wallMs: 15_000 },
       capabilities: noCaps,
     });
     expect(o.status).toBe('timeout');
     expect(codeOf(o)).toBe('WF_SANDBOX_CPU_SLICE');
-    expect(o.stats.elapsedMs).toBeLessThan(3000);
+    expect(o.stats.cpuMs).toBeGreaterThanOrEqual(300);
+    expect(o.stats.cpuMs).toBeLessThan(1000);
   });
 
   it('interrupts a microtask loop', async () => {
@@ -95,7 +98,7 @@ describe('long limits', () => {
 });
 
 describe('memory and stack', () => {
-  it('stops a heap that grows past memoryBytes (host-side accounting)', async () => {
+  it('stops a heap that grows past memoryBytes (hard WASM memory maximum)', async () => {
     const o = await sb.run({
       source:
         'async function run() { const a = []; for (;;) a.push({ i: a.length, s: "x" + a.length }); }',
@@ -104,7 +107,9 @@ describe('memory and stack', () => {
     });
     expect(o.status).toBe('memory');
     expect(codeOf(o)).toBe('WF_SANDBOX_MEMORY_LIMIT');
-    expect(o.stats.peakMemoryBytes).toBeGreaterThan(32 * 1024 * 1024);
+    // The module's linear memory has a hard maximum of memoryBytes: the run reached it, no further.
+    expect(o.stats.peakMemoryBytes).toBeGreaterThan(24 * 1024 * 1024);
+    expect(o.stats.peakMemoryBytes).toBeLessThanOrEqual(32 * 1024 * 1024);
   });
 
   it('stops string growth inside promise jobs', async () => {
@@ -319,15 +324,21 @@ describe('quiescence (invariant 3)', () => {
 });
 
 describe('worker replacement', () => {
-  it('replaces a worker whose slice starves the interrupt poll; co-resident runs end, later runs work', async () => {
+  it('replaces a worker whose slice starves the interrupt poll; co-resident runs continue, later runs work', async () => {
     const s = await createSandbox({
       poolSize: 1,
       limits: { cpuSliceMs: 300, wallMs: 5000, abortGraceMs: 200 },
     });
     try {
+      let calls = 0;
       const bystander = s.run({
         source: 'async function run(api) { return await api.wait(); }',
-        capabilities: { wait: () => new Promise((r) => setTimeout(() => r('late'), 3000)) },
+        capabilities: {
+          wait: () => {
+            calls += 1;
+            return new Promise((r) => setTimeout(() => r('late'), 3000));
+          },
+        },
       });
       const started = performance.now();
       const hog = await s.run({
@@ -337,9 +348,11 @@ describe('worker replacement', () => {
       expect(hog.status).toBe('timeout');
       expect(codeOf(hog)).toBe('WF_SANDBOX_CPU_SLICE');
       expect(performance.now() - started).toBeLessThan(4500);
+      // The bystander continued on a fresh worker (replayed), and its call ran once.
       const b = await bystander;
-      expect(b.status).toBe('failed');
-      expect(codeOf(b)).toBe('WF_SANDBOX_WORKER_LOST');
+      expect(b).toMatchObject({ status: 'completed', value: 'late' });
+      expect(b.stats.workerId).not.toBe(hog.stats.workerId || 'w1');
+      expect(calls).toBe(1);
       const after = await s.run({
         source: 'async function run() { return 7; }',
         capabilities: noCaps,

@@ -203,11 +203,16 @@ describe('capability context', () => {
   it('ends active runs as aborted when the sandbox closes', async () => {
     const s = await createSandbox({ poolSize: 1 });
     let signalled = false;
+    let called: () => void = () => {};
+    const calling = new Promise<void>((r) => {
+      called = r;
+    });
     const p = s.run({
       source: 'async function run(api) { await api.wait(); }',
       capabilities: {
         wait: (_i, ctx) =>
           new Promise((r) => {
+            called();
             ctx.signal.addEventListener('abort', () => {
               signalled = true;
               r(null);
@@ -215,7 +220,8 @@ describe('capability context', () => {
           }),
       },
     });
-    await new Promise((r) => setTimeout(r, 50));
+    // Closed while the call is outstanding (a fixed delay raced the worker on a loaded machine).
+    await calling;
     await s.close();
     const o = await p;
     expect(o.status).toBe('aborted');

@@ -3,12 +3,12 @@
 // thread as JSON text. Plain ESM JavaScript so it loads unchanged from src/ (tests) and dist/.
 // @ts-check
 import { parentPort, workerData } from 'node:worker_threads';
-import variant from '@jitl/quickjs-wasmfile-release-sync';
-import { newQuickJSWASMModuleFromVariant } from 'quickjs-emscripten-core';
 import { BOOTSTRAP_SOURCE } from './bootstrap.js';
+import { openThreadCpuClock, threadTaskId } from './cpu-clock.js';
 import { jsonDepthWithin } from './json-shape.js';
+import { heapBytes, ModulePool, PAGE_BYTES, pagesFor, useCompiledEngine } from './module-pool.js';
 
-/** @typedef {import('quickjs-emscripten-core').QuickJSWASMModule} QuickJSWASMModule */
+/** @typedef {import('./module-pool.js').ModuleEntry} ModuleEntry */
 /** @typedef {import('quickjs-emscripten-core').QuickJSRuntime} QuickJSRuntime */
 /** @typedef {import('quickjs-emscripten-core').QuickJSContext} QuickJSContext */
 /** @typedef {import('quickjs-emscripten-core').QuickJSHandle} QuickJSHandle */
@@ -18,6 +18,7 @@ import { jsonDepthWithin } from './json-shape.js';
  * @property {number} memoryBytes
  * @property {number} stackBytes
  * @property {number} cpuSliceMs
+ * @property {number} cpuMs
  * @property {number} wallMs
  * @property {number} maxHostCalls
  * @property {number} maxOutstandingCalls
@@ -38,16 +39,7 @@ import { jsonDepthWithin } from './json-shape.js';
  * @property {WorkerLimits} limits
  * @property {number} seed
  * @property {number} startTime
- */
-
-/**
- * @typedef {object} ModuleEntry
- * @property {string} id
- * @property {QuickJSWASMModule} mod
- * @property {Set<Run>} runs
- * @property {boolean} retired
- * @property {boolean} dead
- * @property {number} runCount
+ * @property {[number, string][]} [replay] settlements this run received on a worker it lost
  */
 
 /** @typedef {{ status: string, code: string, message: string }} Ending */
@@ -56,7 +48,7 @@ if (parentPort === null) throw new Error('this module must run in a worker threa
 const port = parentPort;
 const workerId = /** @type {string} */ (workerData?.workerId ?? 'w?');
 const moduleHighWaterBytes = /** @type {number} */ (
-  workerData?.moduleHighWaterBytes ?? 128 * 1024 * 1024
+  workerData?.moduleHighWaterBytes ?? 32 * 1024 * 1024
 );
 const moduleMaxRuns = /** @type {number} */ (workerData?.moduleMaxRuns ?? 2000);
 // Shared with the main thread: [slice start (epoch ms), run id or 0]. QuickJS polls its interrupt
@@ -108,64 +100,17 @@ const sliceSlot = /** @type {Float64Array} */ (
   globalThis.Date = UtcDate;
 }
 
-let moduleSeq = 0;
-/** @type {Promise<ModuleEntry> | null} */
-let currentModule = null;
-
-/** The entry currentModule resolved to (null while a new one is loading). @type {ModuleEntry | null} */
-let currentEntry = null;
-
-/** @returns {Promise<ModuleEntry>} */
-async function createModule() {
-  currentEntry = null;
-  const mod = await newQuickJSWASMModuleFromVariant(
-    /** @type {import('quickjs-emscripten-core').QuickJSSyncVariant} */ (
-      /** @type {unknown} */ (variant)
-    ),
-  );
-  moduleSeq += 1;
-  return {
-    id: `${workerId}-m${moduleSeq}`,
-    mod,
-    runs: new Set(),
-    retired: false,
-    dead: false,
-    runCount: 0,
-  };
-}
-
-/** A failed load is forgotten so that the next run tries again. */
-function loadModule() {
-  const loading = createModule();
-  currentModule = loading;
-  loading.catch(() => {
-    if (currentModule === loading) currentModule = null;
-  });
-  return loading;
-}
-
-/** @returns {Promise<ModuleEntry>} */
-function getModule() {
-  return currentModule ?? loadModule();
-}
-
-/** @param {ModuleEntry} entry */
-function retireModule(entry) {
-  if (entry.retired) return;
-  entry.retired = true;
-  dropWarmSlot(entry);
-  // A fresh module is prepared at once so the next run does not wait for instantiation (only
-  // when the retired one is current: several retirements in a row load one replacement).
-  if (currentEntry === entry) void loadModule();
-}
-
-/** @param {ModuleEntry} entry */
-function heapBytes(entry) {
-  const m = /** @type {{ module?: { HEAPU8?: Uint8Array } }} */ (
-    /** @type {unknown} */ (entry.mod)
-  );
-  return m.module?.HEAPU8?.byteLength ?? 0;
-}
+useCompiledEngine(workerData?.wasmModule);
+const pool = new ModulePool({
+  workerId,
+  highWaterBytes: moduleHighWaterBytes,
+  maxRuns: moduleMaxRuns,
+  warm: /** @type {number} */ (workerData?.warmModules ?? 2),
+  maxIdle: /** @type {number} */ (workerData?.maxIdleModules ?? 8),
+  prepare: (entry) => buildSlot(entry),
+  discard: (slot) => discardSlot(slot),
+});
+pool.warmPages = pagesFor(/** @type {number} */ (workerData?.memoryBytes ?? 64 * 1024 * 1024));
 
 /**
  * Direct FFI for the three calls every host-call round trip makes (deliver, pump, drain). The
@@ -277,6 +222,12 @@ class FastPath {
 
 const now = () => performance.now();
 const MIN_SAMPLE_MS = 2;
+/** This thread's CPU clock (ms), or null where only wall time is available. */
+const cpuClock = openThreadCpuClock();
+/** A slice gets its CPU baseline once it has run this long (shorter slices are charged wall time). */
+const CPU_BASE_AFTER_MS = 1;
+/** Re-read the CPU clock at most this often while a slice is over a limit in wall time. */
+const CPU_RECHECK_MS = 2;
 
 /** @type {Map<number, Run>} */
 const runs = new Map();
@@ -338,6 +289,12 @@ class Run {
     this.heapCharged = 0;
     this.heapMark = 0;
     this.sliceStart = now();
+    /** CPU clock at the slice's first poll after CPU_BASE_AFTER_MS, or -1. */
+    this.sliceCpuBase = -1;
+    this.sliceWallAtBase = 0;
+    /** Last precise slice CPU reading and when it was taken (rate limit). */
+    this.sliceCpuSeen = 0;
+    this.sliceCpuSeenAt = 0;
     this.wallDeadline = now() + msg.limits.wallMs;
     /** @type {Ending | null} */
     this.killed = null;
@@ -351,6 +308,9 @@ class Run {
     this.wallTimer = null;
     this.held = false;
     this.tornDown = false;
+    /** Settlements that arrived before the run was set up or while its replay ran. @type {[number, string][]} */
+    this.early = [];
+    this.ready = false;
   }
 
   /**
@@ -369,6 +329,17 @@ class Run {
    */
   chargeHeapGrowth() {
     if (this.module === null) return;
+    if (this.module.oomCount > 0) {
+      // Host fact: an allocation failed at the module's hard maximum. The guest may have caught
+      // the engine's error; the run still ends with status memory.
+      this.peakMemoryBytes = Math.max(this.peakMemoryBytes, heapBytes(this.module));
+      this.kill(
+        'memory',
+        'WF_SANDBOX_MEMORY_LIMIT',
+        `the run's WebAssembly memory reached its maximum of ${this.module.maxPages * PAGE_BYTES} bytes`,
+      );
+      return;
+    }
     const h = heapBytes(this.module);
     if (h > this.heapMark) {
       this.heapCharged += h - this.heapMark;
@@ -387,16 +358,67 @@ class Run {
   /** Starts a synchronous guest slice. */
   beginSlice() {
     this.sliceStart = now();
+    this.sliceCpuBase = -1;
+    this.sliceCpuSeenAt = 0;
     sliceSlot[0] = performance.timeOrigin + this.sliceStart;
     sliceSlot[1] = this.id;
     if (this.module !== null) this.heapMark = heapBytes(this.module);
   }
 
+  /**
+   * CPU time of the current slice: wall time up to the CPU baseline (at most ~1 ms plus one poll
+   * interval), then this thread's CPU clock, so time the thread spent descheduled on a busy
+   * machine is not charged. Without a baseline it is the wall time (an upper bound).
+   * @param {number} t now()
+   */
+  sliceCpu(t) {
+    if (cpuClock === null || this.sliceCpuBase < 0) return t - this.sliceStart;
+    return this.sliceWallAtBase - this.sliceStart + (cpuClock() - this.sliceCpuBase);
+  }
+
   /** Ends the slice: accounts CPU time and memory growth. */
   endSlice() {
     sliceSlot[1] = 0;
-    this.cpuMs += now() - this.sliceStart;
+    this.cpuMs += this.sliceCpu(now());
     this.chargeHeapGrowth();
+    if (this.killed === null && this.cpuMs > this.limits.cpuMs) this.killCpuBudget();
+  }
+
+  killCpuBudget() {
+    this.kill(
+      'timeout',
+      'WF_SANDBOX_CPU_BUDGET',
+      `the run used more than its CPU budget of ${this.limits.cpuMs} ms`,
+    );
+  }
+
+  /**
+   * Checks the CPU limits at a poll. Wall time bounds CPU time from above, so the clock is read
+   * only when the wall time of the slice already exceeds a limit.
+   * @param {number} t now()
+   */
+  checkCpu(t) {
+    const L = this.limits;
+    const wall = t - this.sliceStart;
+    if (cpuClock !== null && this.sliceCpuBase < 0 && wall >= CPU_BASE_AFTER_MS) {
+      this.sliceCpuBase = cpuClock();
+      this.sliceWallAtBase = t;
+    }
+    if (wall <= L.cpuSliceMs && this.cpuMs + wall <= L.cpuMs) return;
+    if (t - this.sliceCpuSeenAt >= CPU_RECHECK_MS) {
+      this.sliceCpuSeen = this.sliceCpu(t);
+      this.sliceCpuSeenAt = t;
+    }
+    const cpu = this.sliceCpuSeen;
+    if (cpu > L.cpuSliceMs) {
+      this.kill(
+        'timeout',
+        'WF_SANDBOX_CPU_SLICE',
+        `a synchronous guest slice used more than ${L.cpuSliceMs} ms of CPU`,
+      );
+    } else if (this.cpuMs + cpu > L.cpuMs) {
+      this.killCpuBudget();
+    }
   }
 
   sampleMemory() {
@@ -430,12 +452,9 @@ class Run {
       return true;
     }
     const t = now();
-    if (t - this.sliceStart > this.limits.cpuSliceMs) {
-      this.kill(
-        'timeout',
-        'WF_SANDBOX_CPU_SLICE',
-        `a synchronous guest slice ran longer than ${this.limits.cpuSliceMs} ms`,
-      );
+    this.checkCpu(t);
+    if (this.killed !== null) {
+      // stopped by a CPU limit
     } else if (t > this.wallDeadline) {
       this.kill(
         'timeout',
@@ -555,7 +574,8 @@ function acceptCall(run, entry) {
       run.phase !== 'running'
         ? `{"ok":false,"e":${refusal('WF_SANDBOX_BRIDGE_CLOSED', 'run() has returned; new host calls are refused')}}`
         : `{"ok":false,"e":${refusal('WF_SANDBOX_UNKNOWN_CAPABILITY', 'no such capability')}}`;
-    setImmediate(() => settle(run.id, callId, envelope));
+    // Settled through the main thread, in order with host settlements (and replayed with them).
+    post({ t: 'call', runId: run.id, callId, name, input: '', refuse: envelope });
     return;
   }
   run.hostCalls += 1;
@@ -568,9 +588,7 @@ async function start(msg) {
   runs.set(run.id, run);
   let entry;
   try {
-    entry = await getModule();
-    // A module retired while this run waited: take its replacement.
-    if (entry.retired) entry = await getModule();
+    entry = await pool.acquire(pagesFor(msg.limits.memoryBytes));
   } catch {
     endRun(run, {
       status: 'failed',
@@ -579,7 +597,10 @@ async function start(msg) {
     });
     return;
   }
-  if (isEnded(run)) return;
+  if (isEnded(run)) {
+    pool.release(entry);
+    return;
+  }
   run.module = entry;
   entry.runs.add(run);
   entry.runCount += 1;
@@ -603,6 +624,18 @@ async function start(msg) {
   }
   if (isEnded(run)) return;
   check(run);
+  // A replay delivers what the lost worker had delivered, in the same order; the guest is
+  // deterministic given those, so it makes the same calls with the same ids.
+  for (const [callId, envelope] of [...(msg.replay ?? []), ...run.early]) {
+    if (isEnded(run)) return;
+    if (!run.outstanding.has(callId)) {
+      run.kill('failed', 'WF_SANDBOX_INTERNAL', 'the replayed run diverged from its first attempt');
+      return finishKilled(run);
+    }
+    deliver(run, callId, envelope);
+  }
+  run.early = [];
+  run.ready = true;
 }
 
 /** @param {Run} run (a function so that type narrowing does not outlive calls that end the run) */
@@ -675,39 +708,12 @@ function buildSlot(entry) {
   return { entry, rt, ctx, handles, configure, describe, deliver, drain, fast, owner };
 }
 
-/** @type {Slot | null} */
-let warmSlot = null;
-let warming = false;
-
-/** Prepares the next run's slot once the worker is idle. */
-function scheduleWarm() {
-  if (warming) return;
-  warming = true;
-  setImmediate(() => {
-    warming = false;
-    const entry = currentEntry;
-    if (warmSlot !== null || entry === null || entry.retired || entry.dead) return;
-    try {
-      warmSlot = buildSlot(entry);
-    } catch {
-      warmSlot = null;
-    }
-  });
-}
-
-/** @param {ModuleEntry} entry */
-function dropWarmSlot(entry) {
-  const slot = warmSlot;
-  if (slot === null || slot.entry !== entry) return;
-  warmSlot = null;
-  try {
-    slot.fast.dispose();
-    for (const h of slot.handles) if (h.alive) h.dispose();
-    slot.ctx.dispose();
-    slot.rt.dispose();
-  } catch {
-    // The module is being retired anyway.
-  }
+/** Disposes a slot that no run will use. @param {Slot} slot */
+function discardSlot(slot) {
+  slot.fast.dispose();
+  for (const h of slot.handles) if (h.alive) h.dispose();
+  slot.ctx.dispose();
+  slot.rt.dispose();
 }
 
 /**
@@ -716,9 +722,9 @@ function dropWarmSlot(entry) {
  */
 function setUp(run, entry) {
   const L = run.limits;
-  let slot = warmSlot;
-  if (slot !== null && slot.entry === entry) warmSlot = null;
-  else slot = buildSlot(entry);
+  let slot = /** @type {Slot | null} */ (entry.slot);
+  entry.slot = null;
+  if (slot === null) slot = buildSlot(entry);
   const { rt, ctx } = slot;
   run.rt = rt;
   run.ctx = ctx;
@@ -727,7 +733,8 @@ function setUp(run, entry) {
   run.drain = slot.drain;
   run.fast = slot.fast;
   // The engine's own limit only refuses single allocations reliably in this build (its per-block
-  // accounting lacks malloc_usable_size); the host-side sampling in shouldInterrupt is the bound.
+  // accounting lacks malloc_usable_size); the hard bound is the module's memory maximum, and
+  // the host-side sampling in shouldInterrupt stops a run early when its heap passes the limit.
   rt.setMemoryLimit(L.memoryBytes);
   rt.setMaxStackSize(L.stackBytes);
   slot.owner.run = run;
@@ -1015,8 +1022,6 @@ function endRun(run, ending) {
   run.held = held;
   if (!run.interrupted && run.killed === null) run.sampleMemory();
   post({ t: 'end', runId: run.id, ...ending, held, stats: run.stats() });
-  // Built after the end is reported, so it never delays a run that is waiting on the host.
-  scheduleWarm();
   // Kill endings with outstanding host calls wait for the host to abort and drain them first.
   if (!held) tearDown(run);
 }
@@ -1034,8 +1039,8 @@ function tearDown(run) {
   // rt.dispose() aborts the whole module; such runtimes are abandoned and the module retired.
   const risky =
     run.interrupted || run.killed?.status === 'memory' || run.killed?.status === 'stack';
-  if (risky) {
-    retireModule(entry);
+  if (risky || entry.oomCount > 0) {
+    pool.retire(entry);
     return;
   }
   try {
@@ -1049,8 +1054,7 @@ function tearDown(run) {
     markDead(entry, null);
     return;
   }
-  if (heapBytes(entry) > moduleHighWaterBytes || entry.runCount >= moduleMaxRuns)
-    retireModule(entry);
+  pool.release(entry);
 }
 
 /**
@@ -1061,6 +1065,19 @@ function tearDown(run) {
  */
 function hostFault(run, e) {
   const entry = run.module;
+  // An engine abort right after the memory refused to grow is the allocation failing inside
+  // code that does not handle it (error stacks, for one): that is the memory bound holding.
+  if (entry !== null && (entry.oomCount > 0 || entry.failedGrows > 0)) {
+    run.interrupted = true;
+    run.peakMemoryBytes = Math.max(run.peakMemoryBytes, heapBytes(entry));
+    endRun(run, {
+      status: 'memory',
+      code: 'WF_SANDBOX_MEMORY_LIMIT',
+      message: `the run's WebAssembly memory reached its maximum of ${entry.maxPages * PAGE_BYTES} bytes`,
+    });
+    markDead(entry, run);
+    return;
+  }
   const status = isHostStackOverflow(e) ? 'stack' : 'failed';
   run.interrupted = true;
   endRun(run, {
@@ -1080,7 +1097,7 @@ function hostFault(run, e) {
  */
 function markDead(entry, culprit) {
   entry.dead = true;
-  retireModule(entry);
+  pool.retire(entry);
   for (const other of [...entry.runs]) {
     if (other === culprit) continue;
     other.interrupted = true;
@@ -1102,6 +1119,20 @@ function markDead(entry, culprit) {
 function settle(runId, callId, envelope) {
   const run = runs.get(runId);
   if (run === undefined || run.killed !== null || run.phase === 'ended') return;
+  if (!run.ready) {
+    run.early.push([callId, envelope]);
+    return;
+  }
+  deliver(run, callId, envelope);
+}
+
+/**
+ * @param {Run} run
+ * @param {number} callId
+ * @param {string} envelope
+ */
+function deliver(run, callId, envelope) {
+  if (run.killed !== null || run.phase === 'ended') return;
   const ctx = run.ctx;
   const deliver = run.deliver;
   if (ctx === null || deliver === null || !run.outstanding.delete(callId)) return;
@@ -1152,10 +1183,9 @@ port.on('message', (/** @type {any} */ msg) => {
   }
 });
 
-void getModule().then(
-  () => {
-    scheduleWarm();
-    post({ t: 'ready' });
-  },
-  () => post({ t: 'ready' }),
+// The task id lets the main thread read this thread's CPU clock for its slice watchdog.
+const tid = threadTaskId();
+void pool.warmUp().then(
+  () => post({ t: 'ready', tid }),
+  () => post({ t: 'ready', tid }),
 );

@@ -1,0 +1,251 @@
+// Per-run QuickJS WASM modules: each executing run owns one module whose WebAssembly.Memory has a
+// hard maximum, so its allocations fail inside the engine instead of growing the host. Keeps a few
+// idle modules warm (with a prebuilt runtime/context) so a run rarely waits for instantiation.
+// @ts-check
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import variant from '@jitl/quickjs-wasmfile-release-sync';
+import { newQuickJSWASMModuleFromVariant, newVariant } from 'quickjs-emscripten-core';
+
+/** @typedef {import('quickjs-emscripten-core').QuickJSWASMModule} QuickJSWASMModule */
+/** @typedef {{ buffer: ArrayBuffer, grow(delta: number): number }} WasmMemory */
+
+// The project's TypeScript lib has no WebAssembly declarations (no DOM lib), so it is typed here.
+const WA = /** @type {any} */ (globalThis).WebAssembly;
+
+export const PAGE_BYTES = 64 * 1024;
+/** The release-sync build declares a 16 MiB initial memory; a module cannot start smaller. */
+export const MIN_PAGES = 256;
+/**
+ * Emscripten's heap resize tries three sizes (cut down 1, 2, 4) before malloc fails, so three
+ * failed grows in a row mean an allocation really failed at the memory's maximum.
+ */
+const FAILED_GROWS_FOR_OOM = 3;
+
+/**
+ * @typedef {object} ModuleEntry
+ * @property {string} id
+ * @property {QuickJSWASMModule} mod
+ * @property {WasmMemory} memory
+ * @property {number} maxPages
+ * @property {Set<any>} runs the run that owns it (at most one), for fault handling
+ * @property {boolean} retired
+ * @property {boolean} dead
+ * @property {number} runCount
+ * @property {number} failedGrows consecutive failed memory.grow calls
+ * @property {number} oomCount allocations that failed because the memory hit its maximum
+ * @property {any} slot a prebuilt runtime + context for the next run, or null
+ */
+
+/** Pages for a run's memory limit: the hard maximum of its module's linear memory. */
+export function pagesFor(/** @type {number} */ memoryBytes) {
+  return Math.max(MIN_PAGES, Math.ceil(memoryBytes / PAGE_BYTES));
+}
+
+/** @param {ModuleEntry} entry */
+export function heapBytes(entry) {
+  return entry.memory.buffer.byteLength;
+}
+
+/** @type {Promise<unknown> | null} */
+let compiled = null;
+
+/** Compiles the engine's WASM binary (the main thread does it once for all its workers). */
+export function compileEngine() {
+  const require = createRequire(import.meta.url);
+  const path = require.resolve('@jitl/quickjs-wasmfile-release-sync/wasm');
+  return /** @type {Promise<unknown>} */ (WA.compile(readFileSync(path)));
+}
+
+/**
+ * Uses a WebAssembly.Module compiled elsewhere. V8 shares compiled (and tiered-up) code between
+ * the threads a module is posted to, so a fresh worker does not start from cold code.
+ * @param {unknown} wasmModule
+ */
+export function useCompiledEngine(wasmModule) {
+  if (wasmModule instanceof WA.Module) compiled = Promise.resolve(wasmModule);
+}
+
+/** Every module instantiates the same compiled code. */
+function compiledModule() {
+  if (compiled === null) {
+    const loading = compileEngine();
+    compiled = loading;
+    loading.catch(() => {
+      compiled = null;
+    });
+    return loading;
+  }
+  return compiled;
+}
+
+export class ModulePool {
+  /**
+   * @param {object} o
+   * @param {string} o.workerId
+   * @param {number} o.highWaterBytes a module whose memory grew past this is not reused
+   * @param {number} o.maxRuns a module is not reused after this many runs
+   * @param {number} o.warm idle modules kept ready for the most recent memory size
+   * @param {number} o.maxIdle idle modules kept at most
+   * @param {(entry: ModuleEntry) => any} o.prepare builds a slot (runtime + context) in a module
+   * @param {(slot: any) => void} o.discard disposes a slot that will not be used
+   */
+  constructor(o) {
+    this.o = o;
+    this.seq = 0;
+    /** @type {ModuleEntry[]} */
+    this.idle = [];
+    this.creating = 0;
+    this.warmPages = MIN_PAGES;
+    this.topUpScheduled = false;
+  }
+
+  /** @param {number} maxPages @returns {Promise<ModuleEntry>} */
+  async create(maxPages) {
+    const wasmModule = await compiledModule();
+    /** @type {WasmMemory} */
+    const memory = new WA.Memory({ initial: MIN_PAGES, maximum: maxPages });
+    this.seq += 1;
+    /** @type {ModuleEntry} */
+    const entry = {
+      id: `${this.o.workerId}-m${this.seq}`,
+      mod: /** @type {any} */ (null),
+      memory,
+      maxPages,
+      runs: new Set(),
+      retired: false,
+      dead: false,
+      runCount: 0,
+      failedGrows: 0,
+      oomCount: 0,
+      slot: null,
+    };
+    // Emscripten grows the heap through this object's grow(); a failure there is the host fact
+    // that an allocation hit the hard maximum (the guest may catch the resulting error).
+    const grow = memory.grow.bind(memory);
+    memory.grow = (/** @type {number} */ delta) => {
+      try {
+        const r = grow(delta);
+        entry.failedGrows = 0;
+        return r;
+      } catch (e) {
+        entry.failedGrows += 1;
+        if (entry.failedGrows >= FAILED_GROWS_FOR_OOM) {
+          entry.failedGrows = 0;
+          entry.oomCount += 1;
+        }
+        throw e;
+      }
+    };
+    entry.mod = await newQuickJSWASMModuleFromVariant(
+      newVariant(/** @type {any} */ (variant), { wasmModule, wasmMemory: memory }),
+    );
+    return entry;
+  }
+
+  /**
+   * A module for one run, taken from the warm idle set when one of the right size is there.
+   * @param {number} maxPages
+   * @returns {Promise<ModuleEntry>}
+   */
+  async acquire(maxPages) {
+    this.warmPages = maxPages;
+    // Most recently released first: its pages and code are still warm in the CPU caches.
+    const i = this.idle.findLastIndex((e) => e.maxPages === maxPages);
+    let entry;
+    if (i >= 0) {
+      entry = /** @type {ModuleEntry} */ (this.idle.splice(i, 1)[0]);
+    } else {
+      entry = await this.create(maxPages);
+    }
+    this.scheduleTopUp();
+    return entry;
+  }
+
+  /**
+   * Returns a module whose run ended cleanly (runtime and context disposed). Modules that grew
+   * past the high-water mark, ran too often, or do not fit in the idle set are dropped: their
+   * memory is freed when the garbage collector drops the WASM memory object.
+   * @param {ModuleEntry} entry
+   */
+  release(entry) {
+    entry.runs.clear();
+    if (
+      entry.retired ||
+      entry.dead ||
+      heapBytes(entry) > this.o.highWaterBytes ||
+      entry.runCount >= this.o.maxRuns ||
+      entry.oomCount > 0 ||
+      this.idle.length >= this.o.maxIdle
+    ) {
+      this.retire(entry);
+      return;
+    }
+    this.idle.push(entry);
+    this.scheduleTopUp();
+  }
+
+  /** Never reused again (state unknown after an interrupt, OOM or fault). @param {ModuleEntry} entry */
+  retire(entry) {
+    if (entry.retired) return;
+    entry.retired = true;
+    const i = this.idle.indexOf(entry);
+    if (i >= 0) this.idle.splice(i, 1);
+    if (entry.slot !== null) {
+      const slot = entry.slot;
+      entry.slot = null;
+      try {
+        this.o.discard(slot);
+      } catch {
+        // The module is being dropped anyway.
+      }
+    }
+    this.scheduleTopUp();
+  }
+
+  /** Idle work: build missing slots and keep `warm` modules of the current size ready. */
+  scheduleTopUp() {
+    if (this.topUpScheduled) return;
+    this.topUpScheduled = true;
+    setImmediate(() => {
+      this.topUpScheduled = false;
+      void this.topUp();
+    });
+  }
+
+  async topUp() {
+    for (const entry of this.idle) {
+      if (entry.slot !== null) continue;
+      try {
+        entry.slot = this.o.prepare(entry);
+      } catch {
+        this.retire(entry);
+      }
+      // One slot per turn, so a burst of releases does not hold up other runs' messages.
+      this.scheduleTopUp();
+      return;
+    }
+    const pages = this.warmPages;
+    const ready = this.idle.filter((e) => e.maxPages === pages).length;
+    if (ready + this.creating >= this.o.warm || this.idle.length >= this.o.maxIdle) return;
+    this.creating += 1;
+    try {
+      const entry = await this.create(pages);
+      this.idle.push(entry);
+    } catch {
+      // Loading failed; the next acquire() tries again and reports it.
+      return;
+    } finally {
+      this.creating -= 1;
+    }
+    this.scheduleTopUp();
+  }
+
+  /** Resolves once one warm module exists (or loading failed). */
+  async warmUp() {
+    const entry = await this.create(this.warmPages);
+    entry.slot = this.o.prepare(entry);
+    this.idle.push(entry);
+    this.scheduleTopUp();
+  }
+}
