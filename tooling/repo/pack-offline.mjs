@@ -104,8 +104,9 @@ try {
       lifted[dep] = range;
     }
   }
-  // Bundled packages are not dependencies to resolve: listing them would send the installer to
-  // the registry for them, which is exactly what this tarball exists to avoid.
+  // Bundled packages are not dependencies to resolve. pnpm skips names in bundleDependencies
+  // anyway; leaving them out of `dependencies` keeps any other installer off the registry too.
+  // (Without bundling, `dsh plugin add` of a plain `pnpm pack` fails: ERR_PNPM_FETCH_404 @wf/...)
   for (const name of closure) delete lifted[name];
   manifest.dependencies = Object.fromEntries(
     Object.entries(lifted).sort(([a], [b]) => a.localeCompare(b)),
