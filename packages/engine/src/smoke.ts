@@ -3,6 +3,7 @@
 import { parseCapsule } from '@wf/bridge';
 import { checkWorkflowSource } from '@wf/source-contract';
 import { createEngine } from './engine.js';
+import { emptyCost } from './internal/engine-state.js';
 import { createMemoryRecorder } from './memory-recorder.js';
 import type { RunEvent } from './ports.js';
 import {
@@ -105,14 +106,7 @@ function refused(message: string): RunDone {
   return {
     status: 'failed',
     error: { code: 'WF_ENGINE_INVALID_START', message },
-    cost: {
-      wallClockDurationMs: 0,
-      agentsStarted: 0,
-      agentsCompleted: 0,
-      cacheHits: 0,
-      tokenUsage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
-      peakConcurrency: 0,
-    },
+    cost: emptyCost(),
   };
 }
 

@@ -1,0 +1,334 @@
+// The run store's state and on-disk layout: options resolved once into RunStoreState, the
+// partition rule, run directories, snapshots and aliases, and the run summaries built from them.
+import { createHash } from 'node:crypto';
+import type * as fsp from 'node:fs/promises';
+import { readdir, realpath } from 'node:fs/promises';
+import { isAbsolute, join, resolve } from 'node:path';
+import { CatalogFsCode, CatalogFsError, isCatalogFsError } from '../errors.js';
+import { fail } from './failure.js';
+import type { FsyncPolicy, RunSnapshot, RunStoreOptions, RunSummary } from '../run-store-types.js';
+import {
+  type RunFinishRecordShape,
+  TERMINAL_STATUSES,
+  type TerminalRunStatus,
+} from './run-types.js';
+import {
+  type ErrorCodes,
+  HOSTNAME,
+  isPidAlive,
+  openChildDir,
+  openRootDir,
+  PROCESS_TOKEN,
+  readRegularFile,
+  type SafeDir,
+  withDir,
+  writeFileCreateOnly,
+} from './safe-dir.js';
+
+export const CODES: ErrorCodes = { unsafe: CatalogFsCode.RunUnsafePath, io: CatalogFsCode.RunIo };
+export const RUN_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+const MARKER = '.project.json';
+export const TRASH_PREFIX = '.trash-';
+export const RESERVED = new Set([
+  'format',
+  'version',
+  'runId',
+  'owner',
+  'artifacts',
+  'eventCount',
+  'lastSeq',
+  'startedAt',
+]);
+export const MAX_SNAPSHOT_BYTES = 8 * 1024 * 1024;
+export const MAX_LOG_BYTES = 2 * 1024 * 1024 * 1024 - 1;
+
+/** Runs owned by this process, across store instances (so a second store never recovers them). */
+export const LIVE = new Map<string, LiveRun>();
+
+export interface LiveRun {
+  readonly key: string;
+  readonly runId: string;
+  snapshot: Record<string, unknown>;
+  events: fsp.FileHandle;
+  journal: fsp.FileHandle;
+  eventBuf: string[];
+  journalBuf: string[];
+  /** The unwritten tail of a batch whose write failed: retried first, so no line is split. */
+  eventRest: Buffer | undefined;
+  journalRest: Buffer | undefined;
+  chain: Promise<void>;
+  flushScheduled: boolean;
+  lastFsync: number;
+  unsynced: boolean;
+  fsyncTimer: NodeJS.Timeout | undefined;
+  snapshotTimer: NodeJS.Timeout | undefined;
+  leaseTimer: NodeJS.Timeout | undefined;
+  snapshotChain: Promise<void>;
+  artifacts: Set<string>;
+  writeError: unknown;
+  /** A finish() that could not be written (disk full): retried on every lease tick. */
+  pendingFinish: RunFinishRecordShape | undefined;
+}
+
+export function checkRunId(runId: unknown): asserts runId is string {
+  if (typeof runId !== 'string' || !RUN_ID_PATTERN.test(runId) || runId.includes('..')) {
+    throw new CatalogFsError(
+      CatalogFsCode.RunInvalidId,
+      `run id ${JSON.stringify(String(runId)).slice(0, 80)} is not a safe identifier (letters, digits, ".", "_", "-"; at most 128)`,
+    );
+  }
+}
+
+export function isTerminal(status: unknown): status is TerminalRunStatus {
+  return TERMINAL_STATUSES.includes(status as TerminalRunStatus);
+}
+
+/**
+ * Parses JSON lines: skips a torn last line and corrupt or repeated lines, never throws. `key` is
+ * the field that increases line by line (`seq` for events; `settleSeq` for the journal, whose
+ * `seq` is issue order and not monotonic in the file).
+ */
+export function parseLines<T>(text: string, key: 'seq' | 'settleSeq', after = 0): T[] {
+  const out: T[] = [];
+  let last = after;
+  const end = text.lastIndexOf('\n');
+  // Anything after the last newline is a torn write from a crash: ignored, never fatal.
+  const whole = end < 0 ? '' : text.slice(0, end);
+  for (const line of whole.split('\n')) {
+    if (line === '') continue;
+    let value: Record<string, unknown>;
+    try {
+      value = JSON.parse(line) as Record<string, unknown>;
+    } catch {
+      continue;
+    }
+    // A batch retried after a failed write may repeat lines: keep the key strictly increasing.
+    const n = value?.[key];
+    if (typeof n !== 'number' || n <= last) continue;
+    last = n;
+    out.push(value as T);
+  }
+  return out;
+}
+
+/** Everything a store instance knows, resolved once at open; the modules below take it first. */
+export interface RunStoreState {
+  readonly rootPath: string;
+  /** The directory holding the run directories: the root, or its partition for this project. */
+  readonly basePath: string;
+  readonly partition: string | undefined;
+  readonly policy: FsyncPolicy;
+  readonly fsyncIntervalMs: number;
+  readonly snapshotIntervalMs: number;
+  readonly leaseMs: number;
+  readonly maxResultChars: number;
+  readonly maxLineBytes: number;
+  readonly maxArtifactBytes: number;
+  readonly allowSymlinkedRoot: boolean;
+  /** Per run: where the last events() read stopped (after a whole line), for cheap tailing. */
+  readonly tails: Map<string, { ino: number; offset: number; lastSeq: number }>;
+}
+
+/** Resolves the options into the store state and claims the partition (if any) for the project. */
+export async function openRunStoreState(options: RunStoreOptions): Promise<RunStoreState> {
+  const project = resolve(options.project);
+  const defaultRoot = join(project, '.dsh', 'workflow-runs');
+  const configured = options.root;
+  const partitioned =
+    configured !== undefined && isAbsolute(configured) && resolve(configured) !== defaultRoot;
+  const rootPath = configured === undefined ? defaultRoot : resolve(project, configured);
+  const policy: FsyncPolicy = options.fsync ?? 'batch';
+  const fsyncIntervalMs = options.fsyncIntervalMs ?? 1000;
+  const snapshotIntervalMs = options.snapshotIntervalMs ?? 500;
+  const leaseMs = options.leaseMs ?? 30_000;
+  const maxResultChars = options.maxResultChars ?? 2000;
+  const maxLineBytes = options.maxLineBytes ?? 1024 * 1024;
+  const maxArtifactBytes = options.maxArtifactBytes ?? 16 * 1024 * 1024;
+  const allowSymlinkedRoot = options.allowSymlinkedRoot === true;
+
+  let partition: string | undefined;
+  let canonicalProject = project;
+  if (partitioned) {
+    canonicalProject = await realpath(project).catch(() => project);
+    partition = createHash('sha256').update(canonicalProject).digest('hex').slice(0, 32);
+  }
+  const basePath = partition ? join(rootPath, partition) : rootPath;
+  const s: RunStoreState = {
+    rootPath,
+    basePath,
+    partition,
+    policy,
+    fsyncIntervalMs,
+    snapshotIntervalMs,
+    leaseMs,
+    maxResultChars,
+    maxLineBytes,
+    maxArtifactBytes,
+    allowSymlinkedRoot,
+    tails: new Map(),
+  };
+
+  // Partition marker: created once, create-only; a marker naming another project is refused so
+  // two projects never share a partition.
+  if (partition) {
+    await withDir(await requireBase(s), async (base) => {
+      const marker = `${JSON.stringify({ canonicalProjectDirectory: canonicalProject }, null, 2)}\n`;
+      await writeFileCreateOnly(base, MARKER, marker, 0o644, CODES);
+      const raw = await readRegularFile(base, MARKER, 64 * 1024, CODES);
+      let owner: unknown;
+      try {
+        owner = raw
+          ? (JSON.parse(raw.data.toString('utf8')) as { canonicalProjectDirectory?: unknown })
+              .canonicalProjectDirectory
+          : undefined;
+      } catch {
+        owner = undefined;
+      }
+      if (owner !== canonicalProject) {
+        throw new CatalogFsError(
+          CatalogFsCode.PartitionMismatch,
+          `run store partition ${base.path} belongs to ${JSON.stringify(owner)}, not ${canonicalProject}`,
+        );
+      }
+    });
+  }
+
+  return s;
+}
+
+export async function openBase(s: RunStoreState, create: boolean): Promise<SafeDir | undefined> {
+  const root = await openRootDir(s.rootPath, {
+    create,
+    allowSymlinkedRoot: s.allowSymlinkedRoot,
+    codes: CODES,
+    label: 'run store root',
+  });
+  if (!root || !s.partition) return root;
+  try {
+    return await openChildDir(root, s.partition, { create, codes: CODES });
+  } finally {
+    await root.close();
+  }
+}
+
+export async function requireBase(s: RunStoreState): Promise<SafeDir> {
+  const base = await openBase(s, true);
+  if (!base)
+    throw new CatalogFsError(
+      CatalogFsCode.RunIo,
+      `could not create the run store at ${s.basePath}`,
+    );
+  return base;
+}
+
+export async function openRun(s: RunStoreState, runId: string): Promise<SafeDir | undefined> {
+  const base = await openBase(s, false);
+  if (!base) return undefined;
+  try {
+    return await openChildDir(base, runId, { create: false, codes: CODES });
+  } finally {
+    await base.close();
+  }
+}
+
+export function keyOf(s: RunStoreState, runId: string): string {
+  return `${s.basePath}\0${runId}`;
+}
+
+export function liveRun(s: RunStoreState, runId: string): LiveRun | undefined {
+  return LIVE.get(keyOf(s, runId));
+}
+
+export async function readSnapshot(dir: SafeDir): Promise<RunSnapshot> {
+  const raw = await readRegularFile(dir, 'run.json', MAX_SNAPSHOT_BYTES, CODES);
+  if (!raw) throw new CatalogFsError(CatalogFsCode.RunCorrupt, `${dir.path}/run.json is missing`);
+  try {
+    const value = JSON.parse(raw.data.toString('utf8')) as RunSnapshot;
+    if (value?.format !== 'wf.run' || typeof value.status !== 'string')
+      throw new Error('not a wf.run snapshot');
+    return value;
+  } catch (error) {
+    throw new CatalogFsError(
+      CatalogFsCode.RunCorrupt,
+      `${dir.path}/run.json cannot be read: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+}
+
+export async function readAlias(dir: SafeDir): Promise<string | undefined> {
+  try {
+    const raw = await readRegularFile(dir, 'alias.json', 64 * 1024, CODES);
+    const value = raw
+      ? (JSON.parse(raw.data.toString('utf8')) as { displayName?: unknown })
+      : undefined;
+    return typeof value?.displayName === 'string' ? value.displayName : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether the owner of a non-terminal run is gone (so the record is stale). */
+export function ownerGone(
+  s: RunStoreState,
+  snapshot: RunSnapshot,
+  runId: string,
+  now: number,
+): boolean {
+  if (liveRun(s, runId)) return false;
+  const owner = snapshot.owner;
+  if (!owner || typeof owner.pid !== 'number') return true;
+  if (owner.host === HOSTNAME && owner.pid === process.pid && owner.token === PROCESS_TOKEN) {
+    // Ours, but no store in this process holds it live: its store was closed or dropped.
+    return true;
+  }
+  if (owner.host === HOSTNAME && !isPidAlive(owner.pid)) return true;
+  return typeof owner.leaseUntil !== 'number' || owner.leaseUntil < now;
+}
+
+export async function summarize(
+  s: RunStoreState,
+  base: SafeDir,
+  runId: string,
+): Promise<RunSummary | undefined> {
+  const live = liveRun(s, runId);
+  const dir = await openChildDir(base, runId, { create: false, codes: CODES }).catch(
+    (error: unknown) => {
+      if (isCatalogFsError(error)) return error;
+      throw error;
+    },
+  );
+  if (dir === undefined) return undefined;
+  if (dir instanceof CatalogFsError)
+    return { runId, active: false, error: { code: dir.code, message: dir.message } };
+  try {
+    const displayName = await readAlias(dir);
+    const alias = displayName === undefined ? {} : { displayName };
+    if (live)
+      return { runId, ...alias, active: true, snapshot: { ...live.snapshot } as RunSnapshot };
+    try {
+      const snapshot = await readSnapshot(dir);
+      const active = !isTerminal(snapshot.status) && !ownerGone(s, snapshot, runId, Date.now());
+      return { runId, ...alias, active, snapshot };
+    } catch (error) {
+      return { runId, ...alias, active: false, error: fail(error).error };
+    }
+  } finally {
+    await dir.close();
+  }
+}
+
+export async function runIds(base: SafeDir): Promise<string[]> {
+  const names = await readdir(base.self);
+  return names.filter((n) => RUN_ID_PATTERN.test(n) && !n.includes('..')).sort();
+}
+
+export async function readLog(
+  s: RunStoreState,
+  runId: string,
+  file: string,
+): Promise<string | undefined> {
+  return withDir(await openRun(s, runId), async (dir) => {
+    const raw = await readRegularFile(dir, file, MAX_LOG_BYTES, CODES);
+    return raw?.data.toString('utf8');
+  });
+}

@@ -1,0 +1,152 @@
+// The run store's read side: loading a run for resume, listing, showing, tailing events and
+// resolving a run id or display alias. Reads never take a lock; they parse defensively.
+import { CatalogFsCode, CatalogFsError } from '../errors.js';
+import { fail } from './failure.js';
+import type { Result } from './../errors.js';
+import type { RunSummary } from '../run-store-types.js';
+import type { JournalEntryRecord, RunEventRecord, RunStartRecordShape } from './run-types.js';
+import {
+  CODES,
+  checkRunId,
+  liveRun,
+  MAX_LOG_BYTES,
+  MAX_SNAPSHOT_BYTES,
+  openBase,
+  openRun,
+  parseLines,
+  readLog,
+  RUN_ID_PATTERN,
+  type RunStoreState,
+  runIds,
+  summarize,
+} from './run-layout.js';
+import { flushRun } from './run-recorder.js';
+import { readRegularFile, readRegularFileFrom, withDir } from './safe-dir.js';
+
+export async function loadRun(
+  s: RunStoreState,
+  runId: string,
+): Promise<
+  | { readonly start: RunStartRecordShape; readonly journal: readonly JournalEntryRecord[] }
+  | undefined
+> {
+  checkRunId(runId);
+  const run = liveRun(s, runId);
+  if (run) await flushRun(s, run, false);
+  const startText = await withDir(await openRun(s, runId), async (dir) => {
+    const raw = await readRegularFile(dir, 'start.json', MAX_SNAPSHOT_BYTES, CODES);
+    return raw?.data.toString('utf8');
+  });
+  if (startText === undefined) return undefined;
+  let start: RunStartRecordShape;
+  try {
+    start = JSON.parse(startText) as RunStartRecordShape;
+  } catch (error) {
+    throw new CatalogFsError(
+      CatalogFsCode.RunCorrupt,
+      `start.json of run ${runId} cannot be read`,
+      { cause: error },
+    );
+  }
+  const journal = parseLines<JournalEntryRecord>(
+    (await readLog(s, runId, 'journal.jsonl')) ?? '',
+    'settleSeq',
+  );
+  return { start, journal };
+}
+
+export async function listRuns(s: RunStoreState): Promise<readonly RunSummary[]> {
+  const base = await openBase(s, false);
+  if (!base) return [];
+  try {
+    const out: RunSummary[] = [];
+    for (const runId of await runIds(base)) {
+      const summary = await summarize(s, base, runId);
+      if (summary) out.push(summary);
+    }
+    const started = (s: RunSummary) =>
+      typeof s.snapshot?.startedAt === 'number' ? s.snapshot.startedAt : 0;
+    return out.sort((a, b) => started(b) - started(a));
+  } finally {
+    await base.close();
+  }
+}
+
+export async function showRun(
+  s: RunStoreState,
+  runId: string,
+): Promise<Result<{ run: RunSummary }>> {
+  try {
+    checkRunId(runId);
+    const summary = await withDir(await openBase(s, false), (base) => summarize(s, base, runId));
+    if (!summary) throw new CatalogFsError(CatalogFsCode.RunNotFound, `no run ${runId}`);
+    if (summary.error && !summary.snapshot) return { ok: false, error: summary.error };
+    return { ok: true, run: summary };
+  } catch (error) {
+    return fail(error);
+  }
+}
+
+export async function readEvents(
+  s: RunStoreState,
+  runId: string,
+  eventOptions: { readonly after?: number; readonly limit?: number } = {},
+): Promise<readonly RunEventRecord[]> {
+  checkRunId(runId);
+  const run = liveRun(s, runId);
+  if (run) await flushRun(s, run, false);
+  const after = eventOptions.after ?? 0;
+  // Tailing: a caller passing the last seq it saw reads only the bytes appended since.
+  const cached = s.tails.get(runId);
+  const read = async (offset: number) =>
+    withDir(await openRun(s, runId), (dir) =>
+      readRegularFileFrom(dir, 'events.jsonl', offset, MAX_LOG_BYTES, CODES),
+    );
+  let base = cached && after >= cached.lastSeq ? cached.offset : 0;
+  let last = base > 0 && cached ? cached.lastSeq : 0;
+  let chunk = await read(base);
+  if (chunk && base > 0 && (chunk.ino !== cached?.ino || chunk.size < base)) {
+    // Replaced or truncated by hand: start over.
+    base = 0;
+    last = 0;
+    chunk = await read(0);
+  }
+  if (!chunk) {
+    s.tails.delete(runId);
+    throw new CatalogFsError(CatalogFsCode.RunNotFound, `no run ${runId}`);
+  }
+  const end = chunk.data.lastIndexOf(0x0a);
+  const whole = end < 0 ? '' : chunk.data.subarray(0, end + 1).toString('utf8');
+  const parsed = parseLines<RunEventRecord>(whole, 'seq', last);
+  s.tails.set(runId, {
+    ino: chunk.ino,
+    offset: base + end + 1,
+    lastSeq: parsed.at(-1)?.seq ?? last,
+  });
+  const all = parsed.filter((e) => e.seq > after);
+  return eventOptions.limit === undefined ? all : all.slice(0, eventOptions.limit);
+}
+
+export async function resolveRun(
+  s: RunStoreState,
+  target: string,
+): Promise<Result<{ runId: string }>> {
+  try {
+    if (typeof target !== 'string' || target === '')
+      throw new CatalogFsError(CatalogFsCode.RunNotFound, 'no run target given');
+    if (RUN_ID_PATTERN.test(target) && !target.includes('..')) {
+      const exists = await withDir(await openRun(s, target), async () => true);
+      if (exists) return { ok: true, runId: target };
+    }
+    const matches = (await listRuns(s)).filter((s) => s.displayName === target).map((s) => s.runId);
+    if (matches.length === 1) return { ok: true, runId: matches[0]! };
+    throw new CatalogFsError(
+      CatalogFsCode.RunNotFound,
+      matches.length > 1
+        ? `"${target}" names ${matches.length} runs: ${matches.join(', ')}`
+        : `no run or alias "${target}"`,
+    );
+  } catch (error) {
+    return fail(error);
+  }
+}

@@ -1,0 +1,486 @@
+// The run recorder: the write side of the run store (the engine's RunRecorder port). Lines are
+// buffered per live run and appended in batches under the fsync policy; run.json is coalesced.
+import { createHash } from 'node:crypto';
+import { constants } from 'node:fs';
+import * as fsp from 'node:fs/promises';
+import { CatalogFsCode, CatalogFsError, isCatalogFsError } from '../errors.js';
+import type { RunOwner } from '../run-store-types.js';
+import type {
+  JournalEntryRecord,
+  RunEventRecord,
+  RunFinishRecordShape,
+  RunStartRecordShape,
+} from './run-types.js';
+import {
+  CODES,
+  checkRunId,
+  isTerminal,
+  keyOf,
+  LIVE,
+  type LiveRun,
+  liveRun,
+  openRun,
+  RESERVED,
+  requireBase,
+  type RunStoreState,
+} from './run-layout.js';
+import {
+  errno,
+  HOSTNAME,
+  ioError,
+  openChildDir,
+  PROCESS_TOKEN,
+  type SafeDir,
+  withDir,
+  writeFileAtomic,
+  writeFileCreateOnly,
+} from './safe-dir.js';
+
+const { O_WRONLY, O_APPEND, O_CREAT, O_EXCL, O_NOFOLLOW } = constants;
+
+/** Pretty JSON written atomically, private to the owner: every per-run record file. */
+function writeJsonFile(dir: SafeDir, name: string, value: unknown): Promise<void> {
+  return writeFileAtomic(dir, name, `${JSON.stringify(value, null, 2)}\n`, 0o600, CODES);
+}
+
+/** Stops a live run's timers, forgets it and closes its logs (finish, or the store's close). */
+export async function retireRun(run: LiveRun): Promise<void> {
+  clearInterval(run.leaseTimer);
+  clearTimeout(run.fsyncTimer);
+  clearTimeout(run.snapshotTimer);
+  LIVE.delete(run.key);
+  await run.events.close().catch(() => undefined);
+  await run.journal.close().catch(() => undefined);
+}
+
+function jsonLine(value: unknown, maxBytes: number, shrink: () => unknown): string {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch {
+    text = undefined;
+  }
+  if (text === undefined || Buffer.byteLength(text) > maxBytes) text = JSON.stringify(shrink());
+  return `${text}\n`;
+}
+
+function sanitizeArtifactName(name: string): string {
+  const cleaned = name
+    .replace(/[^A-Za-z0-9._-]+/g, '-')
+    .replace(/\.{2,}/g, '-')
+    .replace(/-{2,}/g, '-')
+    .replace(/^[.-]+/, '')
+    .slice(0, 64);
+  return cleaned === '' ? 'artifact' : cleaned;
+}
+
+function capText(value: unknown, max: number): string | undefined {
+  if (value === undefined) return undefined;
+  let text: string;
+  try {
+    text = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
+  } catch {
+    text = String(value);
+  }
+  return text.length > max
+    ? `${text.slice(0, max)}... (${text.length - max} more characters)`
+    : text;
+}
+
+/**
+ * Appends the retried remainder and the new lines in one write loop. On failure returns the
+ * unwritten tail, so a retry continues exactly where the kernel stopped (no split, no repeat).
+ */
+async function appendOut(
+  handle: fsp.FileHandle,
+  rest: Buffer | undefined,
+  lines: readonly string[],
+): Promise<{ wrote: boolean; rest?: Buffer; error?: unknown }> {
+  const fresh = lines.length > 0 ? Buffer.from(lines.join('')) : undefined;
+  const buffer = rest && fresh ? Buffer.concat([rest, fresh]) : (rest ?? fresh);
+  if (!buffer || buffer.length === 0) return { wrote: false };
+  let offset = 0;
+  try {
+    while (offset < buffer.length) {
+      const { bytesWritten } = await handle.write(buffer, offset, buffer.length - offset);
+      offset += bytesWritten;
+    }
+    return { wrote: true };
+  } catch (error) {
+    return { wrote: offset > 0, rest: buffer.subarray(offset), error };
+  }
+}
+
+export function persistSnapshot(s: RunStoreState, run: LiveRun): Promise<void> {
+  run.snapshotChain = run.snapshotChain.then(async () => {
+    if (run.snapshotTimer) {
+      clearTimeout(run.snapshotTimer);
+      run.snapshotTimer = undefined;
+    }
+    const text = `${JSON.stringify({ ...run.snapshot, updatedAt: Date.now() }, null, 2)}\n`;
+    try {
+      await withDir(await openRun(s, run.runId), (dir) =>
+        writeFileAtomic(dir, 'run.json', text, 0o600, CODES),
+      );
+    } catch (error) {
+      run.writeError = error;
+    }
+  });
+  return run.snapshotChain;
+}
+
+export function markDirty(s: RunStoreState, run: LiveRun): void {
+  if (run.snapshotTimer) return;
+  run.snapshotTimer = setTimeout(() => {
+    run.snapshotTimer = undefined;
+    void persistSnapshot(s, run);
+  }, s.snapshotIntervalMs);
+  run.snapshotTimer.unref();
+}
+
+async function sync(run: LiveRun): Promise<void> {
+  if (!run.unsynced) return;
+  run.unsynced = false;
+  run.lastFsync = Date.now();
+  await Promise.all([run.events.datasync(), run.journal.datasync()]);
+}
+
+/** Writes buffered lines (one write per file per batch) and applies the fsync policy. */
+export function flushRun(s: RunStoreState, run: LiveRun, forceSync: boolean): Promise<void> {
+  run.chain = run.chain.then(async () => {
+    run.flushScheduled = false;
+    const events = run.eventBuf;
+    const journal = run.journalBuf;
+    run.eventBuf = [];
+    run.journalBuf = [];
+    const ev = await appendOut(run.events, run.eventRest, events);
+    run.eventRest = ev.rest;
+    const jr = await appendOut(run.journal, run.journalRest, journal);
+    run.journalRest = jr.rest;
+    if (ev.wrote || jr.wrote) run.unsynced = true;
+    const failed = ev.error ?? jr.error;
+    if (failed !== undefined) {
+      // Disk full...: the unwritten bytes are retried on the next flush (finish() forces one).
+      run.writeError = failed;
+      return;
+    }
+    try {
+      if (s.policy === 'never' && !forceSync) return;
+      if (forceSync || s.policy === 'always' || Date.now() - run.lastFsync >= s.fsyncIntervalMs) {
+        await sync(run);
+      } else if (run.unsynced && !run.fsyncTimer) {
+        run.fsyncTimer = setTimeout(() => {
+          run.fsyncTimer = undefined;
+          void flushRun(s, run, true);
+        }, s.fsyncIntervalMs);
+        run.fsyncTimer.unref();
+      }
+      run.writeError = undefined;
+    } catch (error) {
+      run.writeError = error;
+    }
+  });
+  return run.chain;
+}
+
+export function scheduleFlush(s: RunStoreState, run: LiveRun): void {
+  if (run.flushScheduled) return;
+  run.flushScheduled = true;
+  setImmediate(() => void flushRun(s, run, false));
+}
+
+export async function beginRun(
+  s: RunStoreState,
+  run: RunStartRecordShape & { readonly capsule?: unknown },
+): Promise<void> {
+  checkRunId(run?.runId);
+  const key = keyOf(s, run.runId);
+  if (LIVE.has(key))
+    throw new CatalogFsError(CatalogFsCode.RunExists, `run ${run.runId} is already live`);
+  const base = await requireBase(s);
+  try {
+    try {
+      await fsp.mkdir(base.at(run.runId), { mode: 0o700 });
+    } catch (error) {
+      if (errno(error) === 'EEXIST') {
+        throw new CatalogFsError(
+          CatalogFsCode.RunExists,
+          `run ${run.runId} already exists in ${base.path}`,
+        );
+      }
+      throw ioError(CODES, `creating the run directory for ${run.runId}`, error);
+    }
+    const dir = await openChildDir(base, run.runId, { create: false, codes: CODES });
+    if (!dir) throw new CatalogFsError(CatalogFsCode.RunIo, `run directory ${run.runId} vanished`);
+    try {
+      const { capsule, ...start } = run;
+      // Snapshots for resume and audit: exactly what ran.
+      await writeJsonFile(dir, 'start.json', start);
+      await writeJsonFile(dir, 'manifest.json', run.manifest ?? null);
+      if (typeof run.source === 'string')
+        await writeFileAtomic(dir, 'script.js', run.source, 0o600, CODES);
+      if (capsule !== undefined) {
+        await writeJsonFile(dir, 'capsule.workflow.json', capsule);
+      }
+      const open = (name: string) =>
+        fsp
+          .open(dir.at(name), O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600)
+          .catch((error: unknown) => {
+            throw ioError(CODES, `creating ${name} for ${run.runId}`, error);
+          });
+      const events = await open('events.jsonl');
+      const journal = await open('journal.jsonl').catch(async (error: unknown) => {
+        await events.close();
+        throw error;
+      });
+      const now = Date.now();
+      const snapshot: Record<string, unknown> = {
+        format: 'wf.run',
+        version: 1,
+        runId: run.runId,
+        workflow: run.workflow,
+        status: 'running',
+        execution: run.trust,
+        startedAt: run.startedAt,
+        updatedAt: now,
+        eventCount: 0,
+        lastSeq: 0,
+        artifacts: [],
+        ...(run.sourceRunId === undefined ? {} : { sourceRunId: run.sourceRunId }),
+        ...(run.revisionOf === undefined ? {} : { revisionOf: run.revisionOf }),
+        ...(run.resumedFromRunId === undefined ? {} : { resumedFromRunId: run.resumedFromRunId }),
+        owner: {
+          pid: process.pid,
+          token: PROCESS_TOKEN,
+          host: HOSTNAME,
+          leaseUntil: now + s.leaseMs,
+        },
+      };
+      await writeJsonFile(dir, 'run.json', snapshot);
+      const live: LiveRun = {
+        key,
+        runId: run.runId,
+        snapshot,
+        events,
+        journal,
+        eventBuf: [],
+        journalBuf: [],
+        eventRest: undefined,
+        journalRest: undefined,
+        chain: Promise.resolve(),
+        flushScheduled: false,
+        lastFsync: now,
+        unsynced: false,
+        fsyncTimer: undefined,
+        snapshotTimer: undefined,
+        leaseTimer: undefined,
+        snapshotChain: Promise.resolve(),
+        artifacts: new Set(),
+        writeError: undefined,
+        pendingFinish: undefined,
+      };
+      // Lease: renewed while live, so a record whose owner stopped renewing is stale.
+      live.leaseTimer = setInterval(
+        () => {
+          // Loses nothing: once space returns, the buffered lines and a failed finish land.
+          if (live.pendingFinish) {
+            void finishRun(s, live.runId, live.pendingFinish).catch(() => undefined);
+            return;
+          }
+          if (live.writeError !== undefined) void flushRun(s, live, true);
+          live.snapshot.owner = {
+            pid: process.pid,
+            token: PROCESS_TOKEN,
+            host: HOSTNAME,
+            leaseUntil: Date.now() + s.leaseMs,
+          };
+          void persistSnapshot(s, live);
+        },
+        Math.max(10, Math.floor(s.leaseMs / 3)),
+      );
+      live.leaseTimer.unref();
+      LIVE.set(key, live);
+    } finally {
+      await dir.close();
+    }
+  } finally {
+    await base.close();
+  }
+}
+
+export function recordEvent(s: RunStoreState, event: RunEventRecord): void {
+  const run = liveRun(s, event?.runId);
+  if (!run) return;
+  run.eventBuf.push(
+    jsonLine(event, s.maxLineBytes, () => ({
+      seq: event.seq,
+      runId: event.runId,
+      type: event.type,
+      time: event.time,
+      data: { truncated: true, reason: 'the event was not JSON or exceeded s.maxLineBytes' },
+    })),
+  );
+  run.snapshot.eventCount = (run.snapshot.eventCount as number) + 1;
+  if (typeof event.seq === 'number') run.snapshot.lastSeq = event.seq;
+  if (event.type === 'phase-started' && typeof event.data?.phase === 'string')
+    run.snapshot.phase = event.data.phase;
+  scheduleFlush(s, run);
+  markDirty(s, run);
+}
+
+export function recordJournal(s: RunStoreState, runId: string, entry: JournalEntryRecord): void {
+  const run = liveRun(s, runId);
+  if (!run) return;
+  run.journalBuf.push(
+    jsonLine(entry, s.maxLineBytes, () => ({
+      ...entry,
+      input: { truncated: true },
+      outcome: {
+        ok: false,
+        error: { code: 'WF_RUNSTORE_IO', message: 'journal entry exceeded s.maxLineBytes' },
+      },
+    })),
+  );
+  scheduleFlush(s, run);
+}
+
+export async function writeArtifact(
+  s: RunStoreState,
+  runId: string,
+  name: string,
+  value: unknown,
+): Promise<{ readonly name: string; readonly ref: string }> {
+  checkRunId(runId);
+  const run = liveRun(s, runId);
+  if (!run)
+    throw new CatalogFsError(CatalogFsCode.RunNotFound, `run ${runId} is not live in this store`);
+  if (typeof name !== 'string' || name === '' || name.length > 256) {
+    throw new CatalogFsError(
+      CatalogFsCode.RunInvalidId,
+      'an artifact name must be a string of 1 to 256 characters',
+    );
+  }
+  if (run.artifacts.has(name)) {
+    throw new CatalogFsError(
+      CatalogFsCode.ArtifactExists,
+      `artifact "${name}" was already written in run ${runId}`,
+    );
+  }
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value, null, 2);
+  } catch {
+    text = undefined;
+  }
+  if (text === undefined)
+    throw new CatalogFsError(CatalogFsCode.RunIo, `artifact "${name}" is not JSON-serializable`);
+  if (Buffer.byteLength(text) > s.maxArtifactBytes) {
+    throw new CatalogFsError(
+      CatalogFsCode.RunIo,
+      `artifact "${name}" is over the limit of ${s.maxArtifactBytes} bytes`,
+    );
+  }
+  // The hash of the exact name keeps two names that sanitize alike apart.
+  const file = `${sanitizeArtifactName(name)}-${createHash('sha256').update(name).digest('hex').slice(0, 16)}.json`;
+  run.artifacts.add(name);
+  try {
+    const created = await withDir(await openRun(s, runId), async (dir) =>
+      withDir(await openChildDir(dir, 'artifacts', { create: true, codes: CODES }), (artifacts) =>
+        writeFileCreateOnly(artifacts, file, `${text}\n`, 0o600, CODES),
+      ),
+    );
+    if (created === false) {
+      throw new CatalogFsError(
+        CatalogFsCode.ArtifactExists,
+        `artifact "${name}" already exists in run ${runId}`,
+      );
+    }
+    if (created === undefined)
+      throw new CatalogFsError(CatalogFsCode.RunNotFound, `run ${runId} directory is gone`);
+  } catch (error) {
+    if (!(isCatalogFsError(error) && error.code === CatalogFsCode.ArtifactExists))
+      run.artifacts.delete(name);
+    throw error;
+  }
+  const ref = `artifacts/${file}`;
+  run.snapshot.artifacts = [
+    ...(run.snapshot.artifacts as unknown[]),
+    { name, ref, bytes: Buffer.byteLength(text) + 1 },
+  ];
+  markDirty(s, run);
+  return { name, ref };
+}
+
+export function updateRun(
+  s: RunStoreState,
+  runId: string,
+  patch: { readonly [key: string]: unknown },
+): void {
+  const run = liveRun(s, runId);
+  if (!run || typeof patch !== 'object' || patch === null) return;
+  for (const [key, value] of Object.entries(patch)) {
+    if (RESERVED.has(key) || key === '__proto__' || key === 'constructor' || key === 'prototype')
+      continue;
+    // A live run's status is one of the two live values; terminal ones come from finish().
+    if (key === 'status' && value !== 'running' && value !== 'paused') continue;
+    run.snapshot[key] = value;
+  }
+  markDirty(s, run);
+}
+
+export async function finishRun(
+  s: RunStoreState,
+  runId: string,
+  record: RunFinishRecordShape,
+): Promise<void> {
+  checkRunId(runId);
+  const run = liveRun(s, runId);
+  if (!run)
+    throw new CatalogFsError(CatalogFsCode.RunNotFound, `run ${runId} is not live in this store`);
+  if (!isTerminal(record?.status)) {
+    throw new CatalogFsError(
+      CatalogFsCode.RunIo,
+      `finish needs a terminal status, got ${String(record?.status)}`,
+    );
+  }
+  await flushRun(s, run, true);
+  if (run.writeError !== undefined) {
+    // Disk full...: the run stays live with its lines buffered; the lease tick retries.
+    run.pendingFinish = record;
+    throw ioError(CODES, `writing the events of run ${runId}`, run.writeError);
+  }
+  const endedAt = record.endedAt;
+  const summary = capText(record.result, s.maxResultChars);
+  Object.assign(run.snapshot, {
+    status: record.status,
+    endedAt,
+    cost: record.cost,
+    ...(summary === undefined ? {} : { resultSummary: summary }),
+    ...(record.error === undefined ? {} : { error: record.error }),
+    owner: { ...(run.snapshot.owner as RunOwner), leaseUntil: endedAt },
+  });
+  let resultText: string | undefined;
+  try {
+    resultText =
+      record.result === undefined ? undefined : JSON.stringify({ result: record.result });
+  } catch {
+    resultText = undefined;
+  }
+  try {
+    if (resultText !== undefined) {
+      const text = resultText;
+      await withDir(await openRun(s, runId), (dir) =>
+        writeFileAtomic(dir, 'result.json', `${text}\n`, 0o600, CODES),
+      );
+    }
+    run.writeError = undefined;
+    await persistSnapshot(s, run);
+    if (run.writeError !== undefined) throw run.writeError;
+  } catch (error) {
+    // Still live: the lease tick (or a second finish()) writes the terminal snapshot.
+    run.pendingFinish = record;
+    throw isCatalogFsError(error) ? error : ioError(CODES, `finishing run ${runId}`, error);
+  }
+  run.pendingFinish = undefined;
+  await retireRun(run);
+}

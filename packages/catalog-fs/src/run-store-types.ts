@@ -1,0 +1,130 @@
+// The run store's public shapes: options, run.json (`wf.run` v1), summaries and the RunStore
+// interface that openRunStore returns (re-exported from run-store.ts).
+import type { OperationError, Result } from './errors.js';
+import type {
+  JournalEntryRecord,
+  RunEventRecord,
+  RunFinishRecordShape,
+  RunStartRecordShape,
+  RunStatus,
+} from './internal/run-types.js';
+
+export type FsyncPolicy = 'batch' | 'always' | 'never';
+
+export interface RunStoreOptions {
+  /** The project directory (the session cwd). */
+  readonly project: string;
+  /**
+   * The run directory. Default `<project>/.dsh/workflow-runs`. A relative path is resolved against
+   * the project; an absolute one is shared, so it is partitioned by a hash of the project path.
+   */
+  readonly root?: string;
+  /** When event and journal lines are fsynced. Default `batch` (see README "fsync policy"). */
+  readonly fsync?: FsyncPolicy;
+  /** `batch`: the longest a written line waits for its fsync. Default 1000 ms. */
+  readonly fsyncIntervalMs?: number;
+  /** The longest run.json lags behind `update()`/events while a run is live. Default 500 ms. */
+  readonly snapshotIntervalMs?: number;
+  /** Owner lease: renewed every third of this while live. Default 30 s. */
+  readonly leaseMs?: number;
+  /** Characters of the result kept in run.json's `resultSummary`. Default 2000. */
+  readonly maxResultChars?: number;
+  /** Largest event or journal line; a bigger event keeps its envelope with `data.truncated`. */
+  readonly maxLineBytes?: number;
+  /** Largest artifact. Default 16 MiB. */
+  readonly maxArtifactBytes?: number;
+  /** Accept a root reached through symlinks. Default false. */
+  readonly allowSymlinkedRoot?: boolean;
+  /** Run `recover()` at open. Default true. */
+  readonly recoverAtOpen?: boolean;
+}
+
+export interface RunOwner {
+  readonly pid: number;
+  readonly token: string;
+  readonly host: string;
+  readonly leaseUntil: number;
+}
+
+/** run.json, format `wf.run` version 1. Extra fields come from `update()`. */
+export interface RunSnapshot {
+  readonly format: 'wf.run';
+  readonly version: 1;
+  readonly runId: string;
+  readonly workflow: string;
+  readonly status: RunStatus;
+  readonly execution: string;
+  readonly startedAt: number;
+  readonly updatedAt: number;
+  readonly endedAt?: number;
+  readonly eventCount: number;
+  readonly lastSeq: number;
+  readonly phase?: string;
+  readonly resultSummary?: string;
+  readonly error?: { readonly code: string; readonly message: string };
+  readonly artifacts: readonly {
+    readonly name: string;
+    readonly ref: string;
+    readonly bytes: number;
+  }[];
+  readonly cost?: unknown;
+  readonly sourceRunId?: string;
+  readonly revisionOf?: string;
+  readonly resumedFromRunId?: string;
+  readonly owner?: RunOwner;
+  readonly [key: string]: unknown;
+}
+
+export interface RunSummary {
+  readonly runId: string;
+  readonly displayName?: string;
+  /** Live: owned by this process or by another whose lease is fresh. Never deletable. */
+  readonly active: boolean;
+  /** The snapshot, or undefined when run.json cannot be read (`error` says why). */
+  readonly snapshot?: RunSnapshot;
+  readonly error?: OperationError;
+}
+
+export interface RunStore {
+  /** The resolved directory holding the run directories (the partition, if any). */
+  readonly root: string;
+  begin(run: RunStartRecordShape & { readonly capsule?: unknown }): Promise<void>;
+  event(event: RunEventRecord): void;
+  journal(runId: string, entry: JournalEntryRecord): void;
+  artifact(
+    runId: string,
+    name: string,
+    value: unknown,
+  ): Promise<{ readonly name: string; readonly ref: string }>;
+  update(runId: string, patch: { readonly [key: string]: unknown }): void;
+  finish(runId: string, record: RunFinishRecordShape): Promise<void>;
+  load(
+    runId: string,
+  ): Promise<
+    | { readonly start: RunStartRecordShape; readonly journal: readonly JournalEntryRecord[] }
+    | undefined
+  >;
+  list(): Promise<readonly RunSummary[]>;
+  show(runId: string): Promise<Result<{ run: RunSummary }>>;
+  events(
+    runId: string,
+    options?: { readonly after?: number; readonly limit?: number },
+  ): Promise<readonly RunEventRecord[]>;
+  /** Exact run id first, then a display alias. */
+  resolve(target: string): Promise<Result<{ runId: string }>>;
+  rename(runId: string, displayName: string): Promise<Result<{ displayName: string }>>;
+  delete(
+    runId: string,
+    options?: { readonly force?: boolean },
+  ): Promise<Result<{ deleted: string }>>;
+  prune(options?: {
+    readonly keep?: number;
+    readonly olderThan?: number;
+    readonly dryRun?: boolean;
+  }): Promise<{ readonly pruned: readonly string[]; readonly dryRun: boolean }>;
+  recover(): Promise<{ readonly interrupted: readonly string[] }>;
+  /** Writes and fsyncs everything buffered (events, journal, snapshots). */
+  flush(): Promise<void>;
+  /** Flushes and stops lease timers; live runs stay `running` on disk (recover marks them later). */
+  close(): Promise<void>;
+}

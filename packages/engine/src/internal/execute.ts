@@ -1,0 +1,325 @@
+// Executing a run: the start record, preflight, then the Run in the sandbox (source-based) or with
+// a host-side wf (trusted-local), quiescence (invariant 3) and the terminal record.
+import {
+  createGuestPrelude,
+  createHostDispatch,
+  type HostCall,
+  HOST_CALLS,
+  parseManifest,
+  validateArgs,
+} from '@wf/bridge';
+import { EngineError } from '../errors.js';
+import { jsonSize, sandboxLimits } from '../limits.js';
+import type { RunStartRecord, RunStatus } from '../ports.js';
+import type { ResolvedWorkflow, RunDone, SandboxLike } from '../types.js';
+import {
+  type Cap,
+  checkSource,
+  emptyCost,
+  type EngineState,
+  issuesText,
+  type RunContext,
+  recordable,
+  safeEmit,
+  sandbox,
+  sandboxError,
+} from './engine-state.js';
+import type { EventLog } from './event-log.js';
+import { createHostApi } from './host-api.js';
+import { Journal } from './journal.js';
+import { cloneJson } from './json.js';
+import { preflight } from './preflight.js';
+import { errorInfo } from './run-agent.js';
+import { Run, type RunScope } from './run.js';
+
+/** Runs one prepared run to its end; every way it can end goes through finishWith. */
+export async function execute(e: EngineState, ctx: RunContext): Promise<RunDone> {
+  const { runId, start, prepared, events, gate, wall } = ctx;
+  const workflow = start.workflow;
+  const source = 'source' in workflow ? workflow.source : undefined;
+  const seed = start.seed ?? (Math.random() * 2 ** 31) >>> 0;
+  const startTime = start.startTime ?? Date.now();
+  const rawName = (workflow.manifest as { name?: unknown } | null)?.name;
+  const name = workflow.name ?? (typeof rawName === 'string' ? rawName : 'workflow');
+  const record: RunStartRecord = {
+    runId,
+    workflow: name,
+    trust: start.trust,
+    manifest: workflow.manifest,
+    ...(source !== undefined ? { source } : {}),
+    // the record must be storable even when the args are not JSON (preflight refuses them next)
+    args: recordable(start.args ?? {}),
+    seed,
+    startTime,
+    startedAt: Date.now(),
+    ...(prepared.resumedFromRunId ? { resumedFromRunId: prepared.resumedFromRunId } : {}),
+    ...(start.sourceRunId ? { sourceRunId: start.sourceRunId } : {}),
+    ...(start.revisionOf ? { revisionOf: start.revisionOf } : {}),
+  };
+  await e.recorder.begin(record);
+  events.emit('workflow-started', {
+    workflow: name,
+    trust: start.trust,
+    ...(prepared.resumedFromRunId ? { resumedFromRunId: prepared.resumedFromRunId } : {}),
+  });
+
+  const checked = await preflight(e, ctx, name, source);
+  if (!checked.ok) return finishWith(e, runId, undefined, events, checked.end);
+  const { manifest, args } = checked;
+
+  const box = source !== undefined ? await sandbox(e) : undefined;
+  const r: Run = new Run({
+    runId,
+    workflow: name,
+    manifest,
+    limits: {
+      ...e.limits,
+      maxAgents: Math.min(e.limits.maxAgents, start.limits?.maxAgents ?? e.limits.maxAgents),
+      maxConcurrency: Math.min(
+        e.limits.maxConcurrency,
+        start.limits?.maxConcurrency ?? e.limits.maxConcurrency,
+      ),
+    },
+    agents: e.options.agents,
+    recorder: e.recorder,
+    events,
+    gate,
+    deployment: e.deployment,
+    schemas: e.schemas,
+    ...(e.options.workspace !== undefined ? { workspace: e.options.workspace } : {}),
+    ...(e.options.resolveWorkflow ? { resolveWorkflow: e.options.resolveWorkflow } : {}),
+    runNested: (nested, nestedArgs, nestedName): Promise<unknown> =>
+      runNested(e, r, nested, nestedArgs, nestedName, box, seed, startTime),
+  });
+  ctx.run = r;
+  if (ctx.stopRequest !== undefined) r.stop(ctx.stopRequest);
+  wall.start(() =>
+    r.fail({
+      code: 'WF_ENGINE_WALL_TIMEOUT',
+      message: `the run exceeded its wall limit of ${wall.limitMs} ms (paused time excluded)`,
+    }),
+  );
+  if (gate.paused) wall.pause();
+
+  // invariant 6: each answer is journaled in full, so re-reading one large answer (wf.snapshot,
+  // wf.wait) thousands of times would multiply it on disk; the run's journal is bounded.
+  let journalBytes = 0;
+  const journal = new Journal({
+    record: (entry) => {
+      journalBytes += jsonSize(entry);
+      e.recorder.journal(runId, entry);
+      if (journalBytes > e.limits.maxJournalBytes) {
+        r.fail({
+          code: 'WF_ENGINE_OUTPUT_LIMIT',
+          message: `the run journaled more than ${e.limits.maxJournalBytes} bytes of wf call inputs and answers (limit maxJournalBytes)`,
+        });
+      }
+    },
+    ...(prepared.replay ? { replay: prepared.replay } : {}),
+    onIssue: (entry) => r.reserveReplayed(entry),
+    onReplay: (entry) => r.applyReplay(entry),
+    onDrained: () => r.relaunchUnfinished(),
+    onDiverged: (error) => r.fail(error),
+    stallMs: e.limits.replayStallMs,
+  });
+  const caps = capabilities(r, { depth: 0, workflow: name }, journal);
+
+  let outcome:
+    | { ok: true; value: unknown }
+    | { ok: false; error: { code: string; message: string } };
+  try {
+    if (source !== undefined && box) {
+      const out = await box.run({
+        source,
+        args: args.args,
+        capabilities: caps,
+        prelude: createGuestPrelude({ runId, args: args.args, budgetTotal: r.budgetTotal }),
+        limits: sandboxLimits(e.limits, r.maxAgents),
+        seed,
+        startTime,
+        signal: r.abort.signal,
+      });
+      outcome =
+        out.status === 'completed'
+          ? { ok: true, value: (out as { value: unknown }).value }
+          : {
+              ok: false,
+              error: sandboxError(
+                out.status,
+                (out as { error: { code: string; message: string } }).error,
+              ),
+            };
+    } else {
+      const fn = (workflow as { run: (wf: unknown, args: unknown) => unknown }).run;
+      const wf = createHostApi(caps, {
+        runId,
+        args: args.args,
+        budgetTotal: r.budgetTotal,
+        signal: r.abort.signal,
+        track: (p) => {
+          r.track(p).catch(() => {});
+        },
+      });
+      try {
+        const value = await fn(wf, wf.args);
+        const cloned = cloneJson(value);
+        outcome = cloned.ok
+          ? { ok: true, value: cloned.value }
+          : {
+              ok: false,
+              error: {
+                code: 'WF_ENGINE_RESULT_INVALID',
+                message: `the workflow result is not JSON: ${cloned.message}`,
+              },
+            };
+      } catch (thrown) {
+        outcome = {
+          ok: false,
+          error: {
+            code: 'WF_ENGINE_WORKFLOW_FAILED',
+            message: `the workflow threw: ${errorInfo(thrown).message}`,
+          },
+        };
+      }
+    }
+    if (outcome.ok && journal.replaying && !r.ended) {
+      r.fail({
+        code: 'WF_ENGINE_REPLAY_DIVERGED',
+        message: `resume diverged: the workflow finished with ${journal.remaining()} journaled calls never issued; the source or args changed since the run was recorded`,
+      });
+    }
+    // A workflow that failed can no longer observe its children: stop them, then drain.
+    if (!outcome.ok) r.fail(outcome.error);
+    // Invariant 3: children spawned and not awaited still finish before the run does.
+    await r.quiesce();
+  } finally {
+    journal.close();
+    wall.stop();
+  }
+  if (r.fatal) return finishWith(e, runId, r, events, { status: 'failed', error: r.fatal });
+  if (r.stopReason !== undefined) {
+    return finishWith(e, runId, r, events, {
+      status: 'stopped',
+      error: { code: 'WF_ENGINE_RUN_STOPPED', message: r.stopReason },
+    });
+  }
+  if (!outcome.ok)
+    return finishWith(e, runId, r, events, { status: 'failed', error: outcome.error });
+  return finishWith(e, runId, r, events, { status: 'completed', result: outcome.value });
+}
+
+/** The capability chain for one scope: run admission -> (journal) -> validated dispatch -> handler. */
+export function capabilities(run: Run, scope: RunScope, journal?: Journal): Record<string, Cap> {
+  const dispatched = createHostDispatch(run.handlers(scope), {
+    taskIds: run.tasks,
+    state: () => run.state(),
+  }) as Record<HostCall, Cap>;
+  const out: Record<string, Cap> = Object.create(null);
+  for (const method of HOST_CALLS) {
+    const admitted: Cap = (input, ctx) => {
+      try {
+        run.admitCall(method);
+      } catch (e) {
+        return Promise.reject(e);
+      }
+      return dispatched[method](input, ctx);
+    };
+    const journaled = journal ? journal.wrap(method, admitted) : admitted;
+    out[method] = (input, ctx) =>
+      journaled(input, ctx).catch((e: unknown) => {
+        run.observe(e);
+        throw e;
+      });
+  }
+  return out;
+}
+
+export async function runNested(
+  e: EngineState,
+  run: Run,
+  nested: ResolvedWorkflow,
+  nestedArgs: unknown,
+  name: string,
+  box: SandboxLike | undefined,
+  seed: number,
+  startTime: number,
+): Promise<unknown> {
+  const parsed = parseManifest(nested.manifest);
+  if (!parsed.ok) {
+    throw new EngineError(
+      'WF_ENGINE_INVALID_CALL',
+      `wf.workflow("${name}"): its manifest is invalid: ${issuesText(parsed.issues)}`,
+    );
+  }
+  const args = validateArgs(parsed.manifest, nestedArgs);
+  if (!args.ok) {
+    throw new EngineError(
+      'WF_ENGINE_INVALID_CALL',
+      `wf.workflow("${name}"): invalid args: ${issuesText(args.issues)}`,
+    );
+  }
+  const checked = await checkSource(e, nested.source);
+  if (!checked.ok) {
+    throw new EngineError(
+      'WF_ENGINE_WORKFLOW_FAILED',
+      `wf.workflow("${name}"): its source breaks the source contract`,
+    );
+  }
+  const sb = box ?? (await sandbox(e));
+  const out = await sb.run({
+    source: nested.source,
+    args: args.args,
+    capabilities: capabilities(run, { depth: 1, workflow: name }),
+    prelude: createGuestPrelude({ runId: run.id, args: args.args, budgetTotal: run.budgetTotal }),
+    limits: sandboxLimits(e.limits, run.maxAgents),
+    seed,
+    startTime,
+    signal: run.abort.signal,
+  });
+  if (out.status === 'completed') return (out as { value: unknown }).value;
+  const error = (out as { error: { code: string; message: string } }).error;
+  throw new EngineError(
+    'WF_ENGINE_WORKFLOW_FAILED',
+    `wf.workflow("${name}") ${out.status}: ${error.code}: ${error.message}`,
+  );
+}
+
+export async function finishWith(
+  e: EngineState,
+  runId: string,
+  run: Run | undefined,
+  events: EventLog,
+  end: { status: RunDone['status']; result?: unknown; error?: { code: string; message: string } },
+): Promise<RunDone> {
+  const cost = run?.costReport() ?? emptyCost();
+  const done: RunDone = {
+    status: end.status,
+    ...(end.result !== undefined ? { result: end.result } : {}),
+    ...(end.error ? { error: end.error } : {}),
+    cost,
+  };
+  const type =
+    end.status === 'completed'
+      ? 'workflow-completed'
+      : end.status === 'failed'
+        ? 'workflow-failed'
+        : 'workflow-stopped';
+  safeEmit(events, type, {
+    status: end.status,
+    ...(end.error ? { error: end.error } : {}),
+    cost,
+  });
+  events.close();
+  try {
+    await e.recorder.finish(runId, {
+      status: end.status as Exclude<RunStatus, 'running' | 'paused'>,
+      ...(end.result !== undefined ? { result: end.result } : {}),
+      ...(end.error ? { error: end.error } : {}),
+      cost,
+      endedAt: Date.now(),
+    });
+  } catch {
+    // The run's outcome stands even when the recorder cannot store it.
+  }
+  return done;
+}
