@@ -1,5 +1,7 @@
 // One vitest run for the whole repo: every workspace folder with a test/ directory is a project.
 // Tests read sources through the `@wf/source` export condition, so no build is needed to test.
+// A project that spawns built output (the `wf` bin, the plugin bundle in DSH) has a
+// test/global-setup.ts that builds it once, before its test files run.
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { defaultServerConditions } from 'vite';
@@ -16,6 +18,9 @@ const projects = groups.flatMap((group) =>
             name: `${group}/${d.name}`,
             root: join(group, d.name),
             include: ['test/**/*.test.ts'],
+            ...(existsSync(join(group, d.name, 'test', 'global-setup.ts'))
+              ? { globalSetup: ['test/global-setup.ts'] }
+              : {}),
           },
         }))
     : [],

@@ -22,7 +22,17 @@ export const ALLOWED = {
   '@wf/engine': ['@wf/source-contract', '@wf/sandbox', '@wf/bridge'],
   '@wf/patterns': ['@wf/bridge'],
   '@wf/dsh-adapter': ['@wf/engine', '@wf/bridge'],
+  // The two apps are separate top-layer nodes: each may use any package, never the other app.
   '@wf/plugin': [
+    '@wf/source-contract',
+    '@wf/sandbox',
+    '@wf/bridge',
+    '@wf/engine',
+    '@wf/catalog-fs',
+    '@wf/patterns',
+    '@wf/dsh-adapter',
+  ],
+  '@wf/cli': [
     '@wf/source-contract',
     '@wf/sandbox',
     '@wf/bridge',

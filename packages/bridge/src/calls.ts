@@ -2,6 +2,7 @@
 // before the engine sees a call (invariant 2: a guest call is validated before any effect).
 import * as v from 'valibot';
 import { ISOLATION_MODES, MODEL_HINTS, WORKFLOW_NAME_PATTERN } from './constants.js';
+import { BRIDGE_ERROR_CODES } from './errors.js';
 import { capIssues, type ValidationIssue } from './internal/issues.js';
 import type { JsonValue } from './internal/json.js';
 import { checkDocument } from './internal/run-schema.js';
@@ -28,6 +29,12 @@ export const CALL_LIMITS = {
   maxPathChars: 4_096,
   /** `wait` timeout: about 24.8 days, the largest a host timer takes. */
   maxTimeoutMs: 2_147_483_647,
+  /**
+   * JSON values (nodes) in one call's input. invariant 6: validation runs on the host thread,
+   * about 1-3 µs per value; one 1 MB `wf.workflow` input of small objects took 2.9 s. Past this
+   * bound the call fails `WF_BRIDGE_CALL_TOO_LARGE` before any schema runs.
+   */
+  maxNodes: 50_000,
 } as const;
 
 /** The evidence-ref prefixes a task may cite. */
@@ -149,7 +156,12 @@ export interface CallContext {
 
 export type ValidateCallResult =
   | { ok: true; value: JsonValue }
-  | { ok: false; issues: ValidationIssue[] };
+  | {
+      ok: false;
+      issues: ValidationIssue[];
+      /** Set when the input has more than `CALL_LIMITS.maxNodes` values. */
+      code?: typeof BRIDGE_ERROR_CODES.CALL_TOO_LARGE;
+    };
 
 const HOST_CALL_NAMES: ReadonlySet<string> = new Set(Object.keys(CALL_SCHEMAS));
 
@@ -179,13 +191,15 @@ export function validateCall(
   const result = checkDocument(schema, input, {
     root: 'input',
     rootLabel: 'input',
+    maxNodes: CALL_LIMITS.maxNodes,
   });
   const prefix = `wf.${method}: `;
-  if (!result.ok)
-    return {
-      ok: false,
-      issues: result.issues.map((i) => ({ path: i.path, message: prefix + i.message })),
-    };
+  if (!result.ok) {
+    const issues = result.issues.map((i) => ({ path: i.path, message: prefix + i.message }));
+    return result.tooLarge
+      ? { ok: false, issues, code: BRIDGE_ERROR_CODES.CALL_TOO_LARGE }
+      : { ok: false, issues };
+  }
   const issues: ValidationIssue[] = [];
   if ((method === 'spawnAgent' || method === 'runAgent') && context.taskIds !== undefined) {
     const refs = (result.copy as { evidenceRefs?: string[] }).evidenceRefs ?? [];

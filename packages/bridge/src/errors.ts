@@ -10,6 +10,8 @@ export const BRIDGE_ERROR_CODES = {
   ARGS_INVALID: 'WF_BRIDGE_ARGS_INVALID',
   /** A `wf` call's input failed its method's schema (`validateCall`). */
   CALL_INVALID: 'WF_BRIDGE_CALL_INVALID',
+  /** A `wf` call's input has more JSON values than `CALL_LIMITS.maxNodes` (host-work bound). */
+  CALL_TOO_LARGE: 'WF_BRIDGE_CALL_TOO_LARGE',
   /** A call named a method that is not in `WF_METHODS`. */
   UNKNOWN_METHOD: 'WF_BRIDGE_UNKNOWN_METHOD',
 } as const;

@@ -48,6 +48,8 @@ export const ENGINE_ERROR_CODES = {
   WF_ENGINE_ARTIFACT_EXISTS: 'WF_ENGINE_ARTIFACT_EXISTS',
   /** `wf.readFile` refused: no workspace, path escapes it, symlink, not a file, too large. */
   WF_ENGINE_READ_DENIED: 'WF_ENGINE_READ_DENIED',
+  /** `wf.readFile` of the run store or the catalog: `.dsh/` or a configured `readFile.deny` root. */
+  WF_ENGINE_READ_PROTECTED: 'WF_ENGINE_READ_PROTECTED',
   /** The workflow's result is not JSON (cycles, functions, non-finite numbers, too deep). */
   WF_ENGINE_RESULT_INVALID: 'WF_ENGINE_RESULT_INVALID',
   /** `engine.resume` could not find or use the run's record. */

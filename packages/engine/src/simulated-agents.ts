@@ -63,36 +63,63 @@ export function hashText(text: string, seed = 1): number {
   return h >>> 0;
 }
 
-/** A deterministic value that satisfies a (simple) JSON Schema. */
-export function sampleFromSchema(schema: unknown, key: string, depth = 0): unknown {
-  if (typeof schema !== 'object' || schema === null || depth > 16) return null;
+/**
+ * Bounds of a generated answer. invariant 6: the schema comes from the workflow, so without them
+ * `minLength: 1.5e8` padded a 150 MB string on the host thread (a 6 s stall and 700 MB, also in
+ * the plugin's smoke run). A schema asking for more gets a shorter value, which then fails its
+ * validation like any wrong answer.
+ */
+export const SIMULATED_ANSWER_LIMITS = Object.freeze({
+  /** Longest generated string. */
+  maxStringChars: 4_096,
+  /** Most items of a generated array. */
+  maxItems: 8,
+  /** Characters of strings and keys in one generated answer; past it values become null. */
+  maxAnswerChars: 65_536,
+});
+
+/** A deterministic value that satisfies a (simple) JSON Schema, within SIMULATED_ANSWER_LIMITS. */
+export function sampleFromSchema(
+  schema: unknown,
+  key: string,
+  depth = 0,
+  budget: { chars: number } = { chars: SIMULATED_ANSWER_LIMITS.maxAnswerChars },
+): unknown {
+  if (typeof schema !== 'object' || schema === null || depth > 16 || budget.chars <= 0) return null;
   const s = schema as JsonSchema;
   if ('const' in s) return s.const;
   if (Array.isArray(s.enum) && s.enum.length > 0) return s.enum[0];
   for (const k of ['oneOf', 'anyOf'] as const) {
     const alts = s[k];
-    if (Array.isArray(alts) && alts.length > 0) return sampleFromSchema(alts[0], key, depth + 1);
+    if (Array.isArray(alts) && alts.length > 0)
+      return sampleFromSchema(alts[0], key, depth + 1, budget);
   }
   const type = Array.isArray(s.type) ? s.type[0] : s.type;
   switch (type) {
     case 'object': {
       const out: Record<string, unknown> = {};
       const props = (s.properties ?? {}) as Record<string, unknown>;
-      for (const [k, v] of Object.entries(props))
-        out[k] = sampleFromSchema(v, `${key}.${k}`, depth + 1);
+      for (const [k, v] of Object.entries(props)) {
+        if (budget.chars <= 0) break;
+        budget.chars -= k.length;
+        out[k] = sampleFromSchema(v, `${key}.${k}`, depth + 1, budget);
+      }
       return out;
     }
     case 'array': {
       const min = typeof s.minItems === 'number' ? Math.max(1, s.minItems) : 1;
-      return Array.from({ length: Math.min(min, 8) }, (_, i) =>
-        sampleFromSchema(s.items, `${key}[${i}]`, depth + 1),
+      return Array.from({ length: Math.min(min, SIMULATED_ANSWER_LIMITS.maxItems) }, (_, i) =>
+        sampleFromSchema(s.items, `${key}[${i}]`, depth + 1, budget),
       );
     }
     case 'string': {
       const text = `${key.split('.').pop() ?? 'value'}-${hashText(key).toString(36)}`;
-      const min = typeof s.minLength === 'number' ? s.minLength : 0;
-      const max = typeof s.maxLength === 'number' ? s.maxLength : Number.POSITIVE_INFINITY;
-      return text.padEnd(min, 'x').slice(0, max);
+      const cap = Math.min(SIMULATED_ANSWER_LIMITS.maxStringChars, Math.max(0, budget.chars));
+      const min = typeof s.minLength === 'number' ? Math.min(s.minLength, cap) : 0;
+      const max = typeof s.maxLength === 'number' ? Math.min(s.maxLength, cap) : cap;
+      const out = text.padEnd(min, 'x').slice(0, Math.max(0, max));
+      budget.chars -= out.length;
+      return out;
     }
     case 'integer':
     case 'number': {

@@ -98,6 +98,11 @@ export interface EngineOptions {
   readonly resolveWorkflow?: (name: string) => Promise<ResolvedWorkflow | undefined>;
   /** Root directory for `wf.readFile`; without it readFile is refused. */
   readonly workspace?: string;
+  /**
+   * `wf.readFile` never reads these roots (the run store and catalog directories the app uses),
+   * nor any `.dsh/` directory; such reads fail `WF_ENGINE_READ_PROTECTED`.
+   */
+  readonly readFile?: { readonly deny?: readonly string[] };
   /** The static source contract; defaults to `checkWorkflowSource` from @wf/source-contract. */
   readonly checkSource?: SourceCheck | false;
 }

@@ -15,7 +15,6 @@ import { dirname } from 'node:path';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  ensurePluginBuilt,
   HELPER_PLUGIN,
   type HostRun,
   makeSandbox,
@@ -37,7 +36,6 @@ let logFile: string;
 let boots = 0;
 
 beforeAll(async () => {
-  ensurePluginBuilt();
   server = await startModelServer();
   sandbox = makeSandbox();
   logFile = join(sandbox.root, 'helper-log.jsonl');

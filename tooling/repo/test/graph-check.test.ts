@@ -121,6 +121,41 @@ describe('graph check', () => {
     );
   });
 
+  it('keeps the two apps apart: the CLI may not depend on or import the plugin', () => {
+    base(['packages/bridge', 'apps/plugin', 'apps/cli']);
+    pkg(
+      'apps/plugin',
+      { name: '@wf/plugin', dependencies: { '@wf/bridge': 'workspace:^' } },
+      { 'index.ts': "import { a } from '@wf/bridge';\nexport const p = a;" },
+      ['../../packages/bridge'],
+    );
+    pkg(
+      'apps/cli',
+      { name: '@wf/cli', dependencies: { '@wf/plugin': 'workspace:^' } },
+      { 'index.ts': "import { p } from '@wf/plugin';\nexport const c = p;" },
+      ['../plugin'],
+    );
+    const r = run();
+    expect(r.code).toBe(1);
+    expect(r.out).toContain('depends on @wf/plugin, which DESIGN.md does not allow below @wf/cli');
+    expect(r.out).toContain('apps/cli/src/index.ts: imports @wf/plugin, not allowed below @wf/cli');
+  });
+
+  it('accepts both apps over the packages they use', () => {
+    base(['packages/bridge', 'apps/plugin', 'apps/cli']);
+    for (const [dir, name] of [
+      ['apps/plugin', '@wf/plugin'],
+      ['apps/cli', '@wf/cli'],
+    ] as const)
+      pkg(
+        dir,
+        { name, dependencies: { '@wf/bridge': 'workspace:^' } },
+        { 'index.ts': "import { a } from '@wf/bridge';\nexport const b = a;" },
+        ['../../packages/bridge'],
+      );
+    expect(run()).toMatchObject({ code: 0 });
+  });
+
   it('refuses a package missing from the solution tsconfig', () => {
     base([]);
     const r = run();

@@ -195,6 +195,14 @@ export class WorkflowService {
       approver: router.approver,
       recorder,
       workspace: cwd,
+      // The run store and both catalogs stay out of wf.readFile's reach (WF_ENGINE_READ_PROTECTED).
+      readFile: {
+        deny: [
+          resolve(cwd, this.config.runDirectory),
+          resolve(cwd, this.config.projectDirectory),
+          this.personalDir(),
+        ],
+      },
       limits: {
         maxAgents: this.config.maxAgents,
         maxConcurrency: this.config.maxConcurrency,

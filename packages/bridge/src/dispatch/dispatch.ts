@@ -48,7 +48,12 @@ export type HostHandlers = { readonly [K in HostCall]?: HostHandler };
 
 export type CallValidation =
   | { readonly ok: true; readonly value: unknown }
-  | { readonly ok: false; readonly issues: readonly { path: string; message: string }[] };
+  | {
+      readonly ok: false;
+      readonly issues: readonly { path: string; message: string }[];
+      /** The refusal's code when it is not `WF_BRIDGE_CALL_INVALID` (e.g. `..._CALL_TOO_LARGE`). */
+      readonly code?: BridgeErrorCode;
+    };
 
 export interface HostDispatchOptions {
   /** Validates one call's input; the default is the bridge's own `validateCall`. */
@@ -102,7 +107,7 @@ export function createHostDispatch(
       if (!checked.ok) {
         const first = checked.issues.slice(0, 5).map((i) => `${i.path}: ${i.message}`);
         throw refused(
-          BRIDGE_ERROR_CODES.CALL_INVALID,
+          checked.code ?? BRIDGE_ERROR_CODES.CALL_INVALID,
           `invalid wf.${method} call: ${first.join('; ')}`,
           {
             method,

@@ -19,6 +19,8 @@ export interface JsonCheckOptions {
   /** Names the root in messages when `root` is empty (a capsule's paths start at its keys). */
   readonly rootLabel?: string;
   readonly maxDepth?: number;
+  /** Most JSON values (nodes) the value may have; past it the walk stops with one issue. */
+  readonly maxNodes?: number;
 }
 
 export type JsonCheckResult =
@@ -28,6 +30,8 @@ export type JsonCheckResult =
       issues: ValidationIssue[];
       /** The copy with every refused node replaced by null, so schema checks can still run on it. */
       partial: JsonValue;
+      /** Set when the walk stopped at `maxNodes`. */
+      tooLarge?: boolean;
     };
 
 /**
@@ -37,6 +41,8 @@ export type JsonCheckResult =
  */
 export function checkPlainJson(value: unknown, options: JsonCheckOptions): JsonCheckResult {
   const maxDepth = options.maxDepth ?? DOCUMENT_LIMITS.maxDepth;
+  const maxNodes = options.maxNodes ?? Number.POSITIVE_INFINITY;
+  let tooLarge = false;
   const issues: ValidationIssue[] = [];
   const ancestors = new Set<object>();
   const path: PathKey[] = [];
@@ -49,8 +55,22 @@ export function checkPlainJson(value: unknown, options: JsonCheckOptions): JsonC
     return undefined;
   };
 
+  let nodes = 0;
+  const tooMany = (): undefined => {
+    budget = 0;
+    tooLarge = true;
+    const at = options.rootLabel || options.root;
+    issues.length = 0;
+    issues.push({
+      path: at,
+      message: `${at} has more than ${maxNodes} JSON values (objects, arrays, strings, numbers...)`,
+    });
+    return undefined;
+  };
   const walk = (item: unknown, depth: number): JsonValue | undefined => {
     if (budget <= 0) return undefined;
+    // invariant 6: the walk's work is bounded by maxNodes, whatever the value's shape.
+    if (++nodes > maxNodes) return tooMany();
     switch (typeof item) {
       case 'string':
       case 'boolean':
@@ -85,11 +105,18 @@ export function checkPlainJson(value: unknown, options: JsonCheckOptions): JsonC
 
   const walkArray = (item: unknown[], depth: number): JsonValue[] | undefined => {
     if (Object.getPrototypeOf(item) !== Array.prototype) return fail('must be a plain array');
+    // Refused before listing its keys: listing alone costs as much as walking.
+    if (item.length > maxNodes - nodes) return tooMany();
     const out: JsonValue[] = [];
-    for (const key of Reflect.ownKeys(item)) {
-      if (key === 'length') continue;
-      if (typeof key === 'symbol' || !/^(0|[1-9][0-9]*)$/.test(key)) {
-        fail(`must be a plain array (it has an extra property ${String(key)})`);
+    const keys = Reflect.ownKeys(item);
+    // A dense array without extra properties has exactly its indices and `length` (the common
+    // case, checked without a regex per index); holes are reported by the loop below.
+    if (keys.length !== item.length + 1) {
+      for (const key of keys) {
+        if (key === 'length') continue;
+        if (typeof key === 'symbol' || !/^(0|[1-9][0-9]*)$/.test(key)) {
+          fail(`must be a plain array (it has an extra property ${String(key)})`);
+        }
       }
     }
     for (let index = 0; index < item.length && budget > 0; index++) {
@@ -132,14 +159,8 @@ export function checkPlainJson(value: unknown, options: JsonCheckOptions): JsonC
       } else if (descriptor.enumerable !== true) {
         fail('must be an enumerable property');
       } else {
-        const copy = walk(descriptor.value, depth + 1);
-        // defineProperty, not assignment: a `__proto__` key stays an own data property.
-        Object.defineProperty(out, key, {
-          value: copy ?? null,
-          enumerable: true,
-          writable: true,
-          configurable: true,
-        });
+        // Assignment is safe: `__proto__`, the one key it would not copy as data, is refused above.
+        out[key] = walk(descriptor.value, depth + 1) ?? null;
       }
       path.pop();
     }
@@ -148,11 +169,9 @@ export function checkPlainJson(value: unknown, options: JsonCheckOptions): JsonC
 
   const copy = walk(value, 0) ?? null;
   if (issues.length > 0) {
-    return {
-      ok: false,
-      issues: issues,
-      partial: copy,
-    };
+    return tooLarge
+      ? { ok: false, issues, partial: null, tooLarge: true }
+      : { ok: false, issues, partial: copy };
   }
   return { ok: true, value: copy };
 }

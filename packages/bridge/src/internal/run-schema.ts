@@ -5,7 +5,7 @@ import { checkPlainJson, type JsonCheckOptions, type JsonValue } from './json.js
 
 export type DocumentResult<T> =
   | { ok: true; value: T; copy: JsonValue }
-  | { ok: false; issues: ValidationIssue[] };
+  | { ok: false; issues: ValidationIssue[]; tooLarge?: boolean };
 
 function under(path: string, prefix: string): boolean {
   if (prefix === path) return true;
@@ -24,6 +24,8 @@ export function checkDocument<T>(
   json: JsonCheckOptions & { rootLabel: string },
 ): DocumentResult<T> {
   const plain = checkPlainJson(value, json);
+  // Past maxNodes nothing more is inspected: the schema is not run on a value this large.
+  if (!plain.ok && plain.tooLarge) return { ok: false, issues: plain.issues, tooLarge: true };
   const subject = plain.ok ? plain.value : plain.partial;
   const result = v.safeParse(schema, subject);
   if (plain.ok && result.success) return { ok: true, value: result.output, copy: plain.value };

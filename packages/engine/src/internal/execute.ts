@@ -87,6 +87,7 @@ export async function execute(e: EngineState, ctx: RunContext): Promise<RunDone>
     deployment: e.deployment,
     schemas: e.schemas,
     ...(e.options.workspace !== undefined ? { workspace: e.options.workspace } : {}),
+    ...(e.options.readFile?.deny ? { readFileDeny: e.options.readFile.deny } : {}),
     ...(e.options.resolveWorkflow ? { resolveWorkflow: e.options.resolveWorkflow } : {}),
     runNested: (nested, nestedArgs, nestedName): Promise<unknown> =>
       runNested(e, r, nested, nestedArgs, nestedName, box, seed, startTime),

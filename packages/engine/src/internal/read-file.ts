@@ -1,5 +1,6 @@
 // wf.readFile: a UTF-8 file contained in the workspace. Refuses `..` escapes, absolute paths
-// outside the root, symlinks (anywhere on the path), non-files and files over the size cap.
+// outside the root, symlinks (anywhere on the path), non-files, files over the size cap, and the
+// run store and catalog (`.dsh/` and the configured deny roots).
 import { constants } from 'node:fs';
 import { lstat, open, readlink, realpath } from 'node:fs/promises';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
@@ -8,10 +9,47 @@ import { EngineError } from '../errors.js';
 const deny = (path: string, why: string) =>
   new EngineError('WF_ENGINE_READ_DENIED', `wf.readFile("${path}") refused: ${why}`);
 
+const protectedPath = (path: string, why: string) =>
+  new EngineError('WF_ENGINE_READ_PROTECTED', `wf.readFile("${path}") refused: ${why}`);
+
+/** A directory name that holds DSH's and @wf's state (run store, catalog) wherever it appears. */
+const STATE_DIRECTORY = '.dsh';
+
+/**
+ * True when `path` is `root` or below it. Compared case-insensitively: on a case-insensitive
+ * filesystem `.DSH/Workflow-Runs` is the run store too (over-refusing on Linux is harmless).
+ */
+function within(root: string, path: string): boolean {
+  const rel = relative(root.toLowerCase(), path.toLowerCase());
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+}
+
+/** The deny roots as real paths (a root that does not exist yet is kept as resolved). */
+async function realRoots(roots: readonly string[]): Promise<string[]> {
+  return Promise.all(roots.map((r) => realpath(resolve(r)).catch(() => resolve(r))));
+}
+
+/**
+ * invariant 6: the run store holds each run's owner pid, host name and lease token, and the
+ * catalog holds other workflows; neither is the workspace a workflow may read.
+ */
+function refuseProtected(
+  path: string,
+  rel: string,
+  absolute: string,
+  denied: readonly string[],
+): void {
+  if (rel.split(sep).some((part) => part.toLowerCase() === STATE_DIRECTORY))
+    throw protectedPath(path, `${STATE_DIRECTORY}/ holds the run store and catalog`);
+  if (denied.some((root) => within(root, absolute)))
+    throw protectedPath(path, 'the path is inside the run store or the workflow catalog');
+}
+
 export async function readWorkspaceFile(
   root: string,
   path: string,
   maxBytes: number,
+  denyRoots: readonly string[] = [],
 ): Promise<string> {
   if (path.length === 0 || path.includes('\0'))
     throw deny(path, 'the path is empty or contains NUL');
@@ -21,6 +59,8 @@ export async function readWorkspaceFile(
   // `..` that climbs out of the workspace is refused; one that stays inside resolves normally.
   if (rel === '' || rel.startsWith('..') || isAbsolute(rel))
     throw deny(path, 'the path is outside the workspace');
+  const denied = await realRoots(denyRoots);
+  refuseProtected(path, rel, target, denied);
   // Walk every component with lstat: a symlink anywhere on the path is refused.
   let cursor = realRoot;
   let last: Awaited<ReturnType<typeof lstat>> | undefined;
@@ -53,6 +93,8 @@ export async function readWorkspaceFile(
     const openedRel = relative(realRoot, opened);
     if (openedRel === '' || openedRel.startsWith('..') || isAbsolute(openedRel))
       throw deny(path, 'the path changed to leave the workspace while it was being opened');
+    // The same check on where the descriptor really points (a swapped directory, a bind mount).
+    refuseProtected(path, openedRel, opened, denied);
     if (st.size > maxBytes)
       throw deny(path, `the file has ${st.size} bytes, more than the ${maxBytes} allowed`);
     const buf = Buffer.alloc(st.size);

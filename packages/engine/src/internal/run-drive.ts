@@ -16,7 +16,7 @@ import {
 } from './run-agent.js';
 import type { Run, Task } from './run.js';
 import { redactHostMessage } from './redact.js';
-import { describeErrors, extractJson } from './structured.js';
+import { extractJson, type SchemaVerdict } from './structured.js';
 
 export async function drive(run: Run, task: Task): Promise<void> {
   // The run's own signal: queued tasks are cancelled one by one only through stopReason (a
@@ -206,27 +206,17 @@ export async function checkStructured(
   raw: AgentResult,
   signal: AbortSignal,
 ): Promise<{ result: AgentResult; repaired: boolean; repairUsage?: ReturnType<typeof usageOf> }> {
-  const compiled = run.deps.schemas.compile(task.request.outputSchema);
-  if (!compiled.ok)
-    return {
-      result: {
-        ...raw,
-        status: 'failed',
-        error: { code: 'WF_ENGINE_OUTPUT_INVALID', message: compiled.message },
-      },
-      repaired: false,
-    };
-  const validate = compiled.validate;
-  const attempt = (r: AgentResult): { ok: true; value: unknown } | { ok: false; why: string } => {
+  // invariant 6: ajv compiles and validates in a schema worker, under a time and heap bound.
+  const attempt = async (r: AgentResult): Promise<SchemaVerdict> => {
     const candidate =
       r.structured !== undefined
         ? { found: true as const, value: r.structured }
         : extractJson(r.text);
-    if (!candidate.found) return { ok: false, why: 'the answer contains no JSON value' };
-    if (validate(candidate.value)) return { ok: true, value: candidate.value };
-    return { ok: false, why: describeErrors(validate) };
+    if (!candidate.found)
+      return { ok: false, why: 'the answer contains no JSON value', final: false };
+    return run.deps.schemas.validate(task.request.outputSchema, candidate.value);
   };
-  const first = attempt(raw);
+  const first = await attempt(raw);
   if (first.ok) return { result: { ...raw, structured: first.value }, repaired: false };
   const invalid = (why: string): AgentResult => ({
     ...raw,
@@ -236,7 +226,7 @@ export async function checkStructured(
       message: `${task.taskId} (${task.name}): structured output does not match outputSchema: ${why}`,
     },
   });
-  if (!run.deps.agents.capabilities.toolFilter || signal.aborted)
+  if (!run.deps.agents.capabilities.toolFilter || signal.aborted || first.final)
     return { result: invalid(first.why), repaired: false };
   // The repair child is tool-free and not counted against maxAgents (at most one per task).
   const repairRequest: AgentRequest = {
@@ -292,7 +282,7 @@ export async function checkStructured(
       repairUsage,
     };
   }
-  const second = attempt(repaired);
+  const second = await attempt(repaired);
   if (!second.ok)
     return {
       result: invalid(`${first.why}; after one repair: ${second.why}`),

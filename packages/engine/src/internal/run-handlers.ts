@@ -181,7 +181,12 @@ export function createRunHandlers(
           'wf.readFile refused: this engine has no workspace root',
         );
       }
-      return readWorkspaceFile(run.deps.workspace, input.path, run.deps.limits.readFileMaxBytes);
+      return readWorkspaceFile(
+        run.deps.workspace,
+        input.path,
+        run.deps.limits.readFileMaxBytes,
+        run.deps.readFileDeny,
+      );
     },
     phase: async (input: { name: string; state: 'started' | 'completed' }) => {
       run.deps.events.emit(input.state === 'started' ? 'phase-started' : 'phase-completed', {

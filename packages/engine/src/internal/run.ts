@@ -69,6 +69,8 @@ export interface RunDeps {
   readonly deployment: Semaphore;
   readonly schemas: SchemaCheck;
   readonly workspace?: string;
+  /** Roots `wf.readFile` refuses besides `.dsh/` (run store, catalog). */
+  readonly readFileDeny?: readonly string[];
   readonly resolveWorkflow?: (name: string) => Promise<ResolvedWorkflow | undefined>;
   /** Runs a nested source workflow in the same run (fresh sandbox, depth 1). */
   readonly runNested: (workflow: ResolvedWorkflow, args: unknown, name: string) => Promise<unknown>;

@@ -1,26 +1,14 @@
-// Structured output: compile a task's JSON Schema with ajv (before launch, so a bad schema is
-// refused before anything runs), pull a value out of a child's answer, validate it.
-import { Ajv, type ValidateFunction } from 'ajv';
+// Structured output: check a task's JSON Schema before launch (on the host, in linear time), then
+// compile and validate with ajv in a schema worker (never on the host's event loop), and pull a
+// value out of a child's answer.
 import { RE2JS } from 're2js';
+import { MAX_SCHEMA_EXPANSION, schemaExpansion, schemaShapeIssue } from './schema-budget.js';
+import { type SchemaPool, sharedSchemaPool } from './schema-pool.js';
 
 /**
- * ajv runs `pattern` / `patternProperties` regexes on the host thread; a guest-supplied
- * catastrophic pattern on a backtracking engine would stall the whole host (invariant 6). RE2
- * semantics match in linear time; patterns RE2 cannot express (backreferences, lookaround) fail
- * compilation, so the task is refused before launch.
- */
-const linearRegExp = Object.assign(
-  (pattern: string) => {
-    const re = RE2JS.compile(pattern);
-    return { test: (text: string) => re.test(text) };
-  },
-  { code: 'RE2JS' },
-);
-
-/**
- * ajv compiles a schema into code on the host thread in superlinear time (about 0.3 s for 32 KB
- * and 3 s for 150 KB of properties on the CI machine; larger ones overflow its stack), so a
- * guest-supplied schema is bounded before compiling (invariant 6).
+ * ajv compiles a schema into code in superlinear time (about 0.3 s for 32 KB and 3 s for 150 KB
+ * of properties on the CI machine; larger ones overflow its stack). Compiling now happens in a
+ * schema worker, but the bound still refuses absurd schemas before launch (invariant 6).
  */
 export const MAX_SCHEMA_CHARS = 32 * 1024;
 
@@ -36,24 +24,43 @@ function usesKeyword(schema: unknown, keyword: string): boolean {
   return false;
 }
 
-export interface SchemaCheck {
-  /** `{ ok: false }` when the schema itself is unusable. */
-  compile(
-    schema: unknown,
-  ): { ok: true; validate: ValidateFunction } | { ok: false; message: string };
+/** Every `pattern` and `patternProperties` key, for the linear-time engine check. */
+function patternsOf(schema: unknown): string[] {
+  const out: string[] = [];
+  const stack: unknown[] = [schema];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (typeof node !== 'object' || node === null) continue;
+    if (!Array.isArray(node)) {
+      const rec = node as Record<string, unknown>;
+      if (typeof rec.pattern === 'string') out.push(rec.pattern);
+      const pp = rec.patternProperties;
+      if (typeof pp === 'object' && pp !== null) out.push(...Object.keys(pp));
+    }
+    for (const child of Object.values(node)) stack.push(child);
+  }
+  return out;
 }
 
-export function createSchemaCheck(): SchemaCheck {
-  // addUsedSchema: false so a guest `$id` never registers globally across runs; no loadSchema,
-  // so a remote `$ref` cannot fetch anything (it fails compilation instead).
-  const ajv = new Ajv({
-    strict: false,
-    allErrors: false,
-    addUsedSchema: false,
-    logger: false,
-    code: { regExp: linearRegExp as never },
-  });
-  const cache = new Map<string, ValidateFunction>();
+export type SchemaVerdict =
+  | { readonly ok: true; readonly value: unknown }
+  | { readonly ok: false; readonly why: string; readonly final: boolean };
+
+export interface SchemaCheck {
+  /**
+   * Before launch, on the host: size, `uniqueItems`, expansion budget, patterns the linear-time
+   * engine can run, the schema's shape. Linear in the schema's size.
+   */
+  compile(schema: unknown): { ok: true } | { ok: false; message: string };
+  /**
+   * Validates `value` in a schema worker. `final` marks a failure a repair cannot fix (the
+   * schema is unusable, or validation hit the worker's time or memory bound).
+   */
+  validate(schema: unknown, value: unknown): Promise<SchemaVerdict>;
+}
+
+export function createSchemaCheck(pool: SchemaPool = sharedSchemaPool()): SchemaCheck {
+  const checked = new Map<string, true>();
   return {
     compile(schema) {
       const key = JSON.stringify(schema);
@@ -63,33 +70,38 @@ export function createSchemaCheck(): SchemaCheck {
           message: `it is ${key.length} characters of JSON, more than the ${MAX_SCHEMA_CHARS} allowed`,
         };
       }
+      if (checked.has(key)) return { ok: true };
       if (usesKeyword(schema, 'uniqueItems')) {
         return {
           ok: false,
           message:
-            'uniqueItems is not supported: ajv checks it in quadratic time on the host thread (20,000 objects took 5 s)',
+            'uniqueItems is not supported: ajv checks it in quadratic time (20,000 objects took 5 s)',
         };
       }
-      const hit = cache.get(key);
-      if (hit) return { ok: true, validate: hit };
-      try {
-        const validate = ajv.compile(schema as object);
-        if (cache.size > 256) cache.clear();
-        cache.set(key, validate);
-        return { ok: true, validate };
-      } catch (e) {
-        return { ok: false, message: (e as Error).message.slice(0, 300) };
+      const expansion = schemaExpansion(schema, MAX_SCHEMA_EXPANSION);
+      if (!expansion.ok) return { ok: false, message: expansion.message };
+      for (const pattern of patternsOf(schema)) {
+        try {
+          RE2JS.compile(pattern);
+        } catch (e) {
+          return {
+            ok: false,
+            message: `pattern ${JSON.stringify(pattern.slice(0, 100))} is not supported by the linear-time regex engine: ${(e as Error).message.slice(0, 200)}`,
+          };
+        }
       }
+      const shape = schemaShapeIssue(schema);
+      if (shape !== undefined) return { ok: false, message: shape };
+      if (checked.size > 256) checked.clear();
+      checked.set(key, true);
+      return { ok: true };
+    },
+    async validate(schema, value) {
+      const result = await pool.run(JSON.stringify(schema), JSON.stringify(value ?? null));
+      if (result.ok) return { ok: true, value };
+      return { ok: false, why: result.message, final: result.stage !== 'validate' };
     },
   };
-}
-
-export function describeErrors(validate: ValidateFunction): string {
-  const errs = validate.errors ?? [];
-  return errs
-    .slice(0, 5)
-    .map((e) => `${e.instancePath || '/'} ${e.message ?? 'is invalid'}`)
-    .join('; ');
 }
 
 /** The last fenced ```json block, else the first balanced JSON object/array in the text. */

@@ -1,10 +1,10 @@
-// The README's main job, for real: build apps/plugin with `tsc -b` and run the shipped bin
-// (`apps/plugin/bin/wf.js` -> dist/cli/main.js), then through the root `pnpm wf` script.
+// The README's main job, for real: the shipped bin (built by test/global-setup.ts with `tsc -b`)
+// (`apps/cli/bin/wf.js` -> dist/cli/main.js), then through the root `pnpm wf` script.
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '../../..');
 
@@ -13,36 +13,22 @@ function run(command: string, args: string[]) {
   return { code: r.status, stdout: r.stdout ?? '', stderr: r.stderr ?? '', error: r.error };
 }
 
-beforeAll(() => {
-  const build = run(process.execPath, [
-    join(repo, 'node_modules/typescript/bin/tsc'),
-    '-b',
-    'apps/plugin',
-  ]);
-  if (build.code !== 0)
-    throw new Error(`tsc -b apps/plugin failed:\n${build.stdout}${build.stderr}`);
-}, 180_000);
-
 describe('the wf bin', () => {
   it('is a tiny node ESM entry that imports dist/cli/main.js', () => {
-    const bin = readFileSync(join(repo, 'apps/plugin/bin/wf.js'), 'utf8');
+    const bin = readFileSync(join(repo, 'apps/cli/bin/wf.js'), 'utf8');
     expect(bin.startsWith('#!/usr/bin/env node\n')).toBe(true);
     expect(bin).toContain("from '../dist/cli/main.js'");
   });
 
   it('checks the good example from the built output', () => {
-    const r = run(process.execPath, [
-      'apps/plugin/bin/wf.js',
-      'check',
-      'examples/good.workflow.js',
-    ]);
+    const r = run(process.execPath, ['apps/cli/bin/wf.js', 'check', 'examples/good.workflow.js']);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('examples/good.workflow.js: ok\n\n1 file, 0 errors, 0 warnings: ok\n');
   });
 
   it('refuses the bad example with exit 1', () => {
-    const r = run(process.execPath, ['apps/plugin/bin/wf.js', 'check', 'examples/bad.workflow.js']);
+    const r = run(process.execPath, ['apps/cli/bin/wf.js', 'check', 'examples/bad.workflow.js']);
     expect(r.code).toBe(1);
     expect(r.stdout).toContain('WF_SOURCE_FORBIDDEN_NAME');
   });
@@ -51,7 +37,7 @@ describe('the wf bin', () => {
     const pkg = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')) as {
       scripts: Record<string, string>;
     };
-    expect(pkg.scripts.wf).toBe('tsc -b apps/plugin && node apps/plugin/bin/wf.js');
+    expect(pkg.scripts.wf).toBe('tsc -b apps/cli && node apps/cli/bin/wf.js');
     const r = run('pnpm', [
       '--silent',
       'wf',

@@ -24,6 +24,7 @@ import {
   builtinWorkflows,
   openProjectCatalog,
   openProjectStore,
+  protectedRoots,
   type RunStore,
 } from './workspace.js';
 
@@ -103,6 +104,7 @@ export async function runCommand(
     agents,
     recorder: store,
     workspace: ctx.cwd,
+    readFile: { deny: protectedRoots(ctx) },
     resolveWorkflow: async (name) => {
       const b = builtinWorkflows().find((w) => w.name === name);
       if (b)
@@ -184,6 +186,7 @@ export async function resumeCommand(
     agents,
     recorder: store,
     workspace: ctx.cwd,
+    readFile: { deny: protectedRoots(ctx) },
     resolveWorkflow: async (name) => {
       const b = builtinWorkflows().find((w) => w.name === name);
       if (b)

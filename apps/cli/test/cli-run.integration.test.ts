@@ -4,7 +4,6 @@ import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  buildWf,
   collect,
   demoCapsule,
   json,
@@ -19,7 +18,6 @@ let p: Project;
 let capsule: string;
 
 beforeAll(async () => {
-  await buildWf();
   p = tempProject();
   capsule = p.file('angles.workflow.json', demoCapsule());
 }, 240_000);

@@ -46,6 +46,12 @@ export function runsRoot(ctx: CliContext): string {
   return join(ctx.cwd, '.dsh', 'workflow-runs');
 }
 
+/** Directories `wf.readFile` must never read: the run store and both catalog roots. */
+export function protectedRoots(ctx: CliContext): string[] {
+  const roots = defaultCatalogRoots(ctx.cwd, { DSH_HOME: ctx.env.DSH_HOME, HOME: ctx.env.HOME });
+  return [runsRoot(ctx), roots.project, roots.personal];
+}
+
 /** The catalog, or undefined when its roots cannot be opened (the CLI still runs built-ins). */
 export async function openProjectCatalog(ctx: CliContext): Promise<Catalog | undefined> {
   const roots = defaultCatalogRoots(ctx.cwd, { DSH_HOME: ctx.env.DSH_HOME, HOME: ctx.env.HOME });

@@ -4,7 +4,7 @@
 // the phases drawn as bands, and a screenshot left in artifacts/.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { artifactPath, type Browser, launchChromium } from './helpers/chromium.js';
-import { buildWf, demoCapsule, json, type Project, tempProject, wf } from './helpers/wf-cli.js';
+import { demoCapsule, json, type Project, tempProject, wf } from './helpers/wf-cli.js';
 
 const HOSTILE = `async function run(wf, args) {
   const r = await wf.runAgent({ name: '<img src=x onerror=alert(1)>\\u001b]0;owned\\u0007', prompt: '</script><script>alert(2)</script>', readOnly: true });
@@ -31,7 +31,6 @@ const HUNDRED = `async function run(wf, args) {
 `;
 
 beforeAll(async () => {
-  await buildWf();
   p = tempProject();
   const capsule = demoCapsule({ name: 'hundred-agents', source: HUNDRED, maxAgents: 100 });
   capsule.manifest.phases = ['review', 'verify', 'synthesis'];

@@ -3,7 +3,7 @@
 // is a failure, not a skip: .ci/run installs it.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildWf, demoCapsule, type Project, tempProject, WF_BIN } from './helpers/wf-cli.js';
+import { demoCapsule, type Project, tempProject, WF_BIN } from './helpers/wf-cli.js';
 
 const SOCKET = `wf-tty-${process.pid}`;
 let p: Project;
@@ -29,7 +29,6 @@ beforeAll(async () => {
       'tmux is required for the TTY progress test: apt-get install -y tmux (.ci/run does this)',
     );
   }
-  await buildWf();
   p = tempProject();
   p.file('angles.workflow.json', demoCapsule());
 }, 240_000);

@@ -1,12 +1,11 @@
 // `wf check` on capsules through the real bin: full capsule validation (every issue with its
 // path), examples and --args against the input schema, and --smoke runs on simulated agents.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildWf, demoCapsule, json, type Project, tempProject, wf } from './helpers/wf-cli.js';
+import { demoCapsule, json, type Project, tempProject, wf } from './helpers/wf-cli.js';
 
 let p: Project;
 
 beforeAll(async () => {
-  await buildWf();
   p = tempProject();
   p.file('good.workflow.json', demoCapsule());
   p.file('broken.workflow.json', {

@@ -9,7 +9,7 @@ import { parseCapsule } from '@wf/bridge';
 import { describe, expect, it } from 'vitest';
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '../../..');
-const mainTs = join(repo, 'apps/plugin/src/cli/main.ts');
+const mainTs = join(repo, 'apps/cli/src/cli/main.ts');
 // An absolute loader URL, so the spawned process finds tsx from any working directory.
 const tsx = pathToFileURL(join(repo, 'node_modules/tsx/dist/loader.mjs')).href;
 const entry = `const { main } = await import(${JSON.stringify(pathToFileURL(mainTs).href)}); await main(['node', 'wf', ...process.argv.slice(1)]);`;

@@ -1,91 +1,19 @@
-// Spawns the real `wf` bin (apps/plugin/bin/wf.js over the tsc build) in a throwaway project
+// Spawns the real `wf` bin (apps/cli/bin/wf.js over the tsc build) in a throwaway project
 // directory with its own DSH_HOME, so tests never touch the user's catalog or runs. The build runs
-// once per test file under a cross-process lock (test files run in parallel workers).
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import {
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+// once per vitest run, in test/global-setup.ts.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 export const REPO = resolve(import.meta.dirname, '..', '..', '..', '..');
-export const WF_BIN = join(REPO, 'apps', 'plugin', 'bin', 'wf.js');
-const TSC = join(REPO, 'node_modules', 'typescript', 'bin', 'tsc');
-const LOCK = join(tmpdir(), `wf-plugin-build-${Buffer.from(REPO).toString('hex').slice(-24)}.lock`);
+export const WF_BIN = join(REPO, 'apps', 'cli', 'bin', 'wf.js');
 
 export interface WfResult {
   code: number | null;
   signal: NodeJS.Signals | null;
   stdout: string;
   stderr: string;
-}
-
-export async function buildWf(): Promise<void> {
-  // A lock directory: mkdir is atomic. A stale lock (a crashed build) is broken after 3 minutes.
-  for (;;) {
-    try {
-      mkdirSync(LOCK);
-      break;
-    } catch {
-      try {
-        if (Date.now() - statSync(LOCK).mtimeMs > 180_000)
-          rmSync(LOCK, { recursive: true, force: true });
-      } catch {
-        // The holder released it between our mkdir and stat.
-      }
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  }
-  try {
-    await new Promise<void>((ok, fail) => {
-      execFile(
-        process.execPath,
-        [TSC, '-b', join(REPO, 'apps', 'plugin')],
-        { cwd: REPO },
-        (error, stdout, stderr) =>
-          error ? fail(new Error(`tsc -b apps/plugin failed:\n${stdout}${stderr}`)) : ok(),
-      );
-    });
-    // Other test files (wf check's, the DSH end-to-end workspace) build apps/plugin too. Two
-    // builds of stale outputs overlapping would rewrite dist/ under a running wf, so wait until
-    // nobody else is building; later builds of up-to-date outputs write nothing.
-    await otherBuildsDone();
-  } finally {
-    rmSync(LOCK, { recursive: true, force: true });
-  }
-}
-
-function otherBuilders(): number[] {
-  if (process.platform !== 'linux') return [];
-  const out: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
-    try {
-      const argv = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
-      if (
-        argv.some((a) => /typescript[\\/]bin[\\/]tsc$|[\\/]tsc$/.test(a)) &&
-        argv.includes('-b') &&
-        argv.some((a) => /apps[\\/]plugin\/?$/.test(a))
-      ) {
-        out.push(Number(entry));
-      }
-    } catch {
-      // The process ended while we looked.
-    }
-  }
-  return out;
-}
-
-async function otherBuildsDone(): Promise<void> {
-  const deadline = Date.now() + 180_000;
-  while (otherBuilders().length > 0 && Date.now() < deadline)
-    await new Promise((r) => setTimeout(r, 250));
 }
 
 export interface Project {

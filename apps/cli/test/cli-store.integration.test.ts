@@ -4,7 +4,6 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  buildWf,
   collect,
   demoCapsule,
   json,
@@ -26,7 +25,6 @@ async function runOnce(args: string[] = []): Promise<string> {
 }
 
 beforeAll(async () => {
-  await buildWf();
   p = tempProject();
   p.file('angles.workflow.json', demoCapsule());
   first = await runOnce(['--args', '{"question":"first"}']);

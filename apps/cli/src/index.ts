@@ -1,0 +1,13 @@
+// @wf/cli: the `wf` command line (bin/wf.js runs `main`), its terminal progress and the HTML run
+// report. A program, not a library: the exports are for tests and for embedding the command.
+export {
+  CLI_ERROR_CODES,
+  type CliErrorCode,
+  CliError,
+  EXIT,
+  type ExitCode,
+  isCliError,
+} from './cli/errors.js';
+export { main } from './cli/main.js';
+export { type RunReportInput, type RunReportOptions, renderRunReport } from './report/render.js';
+export { foldRunEvents, type RunModel } from './report/run-model.js';

@@ -1,5 +1,0 @@
-#!/usr/bin/env node
-// The `wf` command line. The program lives in dist/cli/main.js (built by `tsc -b apps/plugin`).
-import { main } from '../dist/cli/main.js';
-
-await main(process.argv);

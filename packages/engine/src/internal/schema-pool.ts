@@ -1,0 +1,170 @@
+// A small process-wide pool of schema workers: ajv compiles and validates guest-supplied schemas
+// there, each job under a time limit and each worker under a heap limit, so neither a hostile
+// schema nor a huge answer can stall or exhaust the host (invariant 6).
+import { Worker } from 'node:worker_threads';
+
+const WORKER_URL = new URL('./schema-worker.js', import.meta.url);
+
+/** Bounds of the schema workers. */
+export const SCHEMA_WORKER_LIMITS = Object.freeze({
+  /** Longest one compile + validation may take before its worker is ended. */
+  timeoutMs: 1_000,
+  /** Workers running at once; further jobs wait in order. */
+  maxWorkers: 4,
+  /** V8 old-generation heap of one worker, in MiB. */
+  maxHeapMb: 96,
+  /** An idle worker is ended after this long. */
+  idleMs: 10_000,
+});
+
+export type SchemaJobResult =
+  | { readonly ok: true }
+  | {
+      readonly ok: false;
+      /** `compile`: the schema is unusable; `validate`: the value does not match; `limit`: a bound. */
+      readonly stage: 'compile' | 'validate' | 'limit';
+      readonly message: string;
+    };
+
+interface Job {
+  readonly id: number;
+  readonly schema: string;
+  readonly value: string | undefined;
+  readonly resolve: (r: SchemaJobResult) => void;
+}
+
+interface Slot {
+  readonly worker: Worker;
+  /** Set once the worker has loaded ajv: a job's time limit starts then, not at spawn. */
+  ready: boolean;
+  job: Job | undefined;
+  timer: ReturnType<typeof setTimeout> | undefined;
+}
+
+export interface SchemaPool {
+  /** Compiles `schema` (JSON text) and, when `value` (JSON text) is given, validates it. */
+  run(schema: string, value?: string): Promise<SchemaJobResult>;
+  /** Ends every worker; jobs in flight resolve as `limit`. */
+  close(): Promise<void>;
+}
+
+export function createSchemaPool(limits = SCHEMA_WORKER_LIMITS): SchemaPool {
+  const slots: Slot[] = [];
+  const queue: Job[] = [];
+  let ids = 0;
+
+  const retire = (slot: Slot, result: SchemaJobResult | undefined) => {
+    const at = slots.indexOf(slot);
+    if (at < 0) return;
+    slots.splice(at, 1);
+    if (slot.timer) clearTimeout(slot.timer);
+    const job = slot.job;
+    slot.job = undefined;
+    void slot.worker.terminate();
+    if (job)
+      job.resolve(result ?? { ok: false, stage: 'limit', message: 'the schema worker ended' });
+    pump();
+  };
+
+  const idle = (slot: Slot) => {
+    slot.timer = setTimeout(() => retire(slot, undefined), limits.idleMs);
+    slot.timer.unref();
+  };
+
+  const spawn = (): Slot => {
+    const worker = new Worker(WORKER_URL, {
+      resourceLimits: {
+        maxOldGenerationSizeMb: limits.maxHeapMb,
+        maxYoungGenerationSizeMb: 16,
+        stackSizeMb: 4,
+      },
+    });
+    // An idle worker must not keep the host process alive; a running job's timer does.
+    worker.unref();
+    const slot: Slot = { worker, ready: false, job: undefined, timer: undefined };
+    // A worker that never loads (a broken install) must not leave its job waiting forever.
+    slot.timer = setTimeout(
+      () => retire(slot, { ok: false, stage: 'limit', message: 'the schema worker did not start' }),
+      30_000,
+    );
+    worker.on('message', (answer: (SchemaJobResult & { id: number }) | { ready: true }) => {
+      if ('ready' in answer) {
+        slot.ready = true;
+        if (slot.timer) clearTimeout(slot.timer);
+        slot.timer = undefined;
+        if (slot.job) startClock(slot);
+        else idle(slot);
+        return;
+      }
+      const job = slot.job;
+      if (!job || answer.id !== job.id) return;
+      if (slot.timer) clearTimeout(slot.timer);
+      slot.job = undefined;
+      const { id: _id, ...result } = answer;
+      job.resolve(result as SchemaJobResult);
+      idle(slot);
+      pump();
+    });
+    worker.on('error', (e: Error & { code?: string }) => {
+      const oom = e.code === 'ERR_WORKER_OUT_OF_MEMORY';
+      retire(slot, {
+        ok: false,
+        stage: 'limit',
+        message: oom
+          ? `schema validation ran out of memory (${limits.maxHeapMb} MiB)`
+          : 'the schema worker failed',
+      });
+    });
+    worker.on('exit', () => retire(slot, undefined));
+    slots.push(slot);
+    return slot;
+  };
+
+  const startClock = (slot: Slot) => {
+    if (slot.timer) clearTimeout(slot.timer);
+    slot.timer = setTimeout(
+      () =>
+        retire(slot, {
+          ok: false,
+          stage: 'limit',
+          message: `schema validation took longer than ${limits.timeoutMs} ms`,
+        }),
+      limits.timeoutMs,
+    );
+  };
+
+  const pump = () => {
+    while (queue.length > 0) {
+      let slot = slots.find((s) => s.job === undefined);
+      if (!slot) {
+        if (slots.length >= limits.maxWorkers) return;
+        slot = spawn();
+      }
+      const job = queue.shift() as Job;
+      slot.job = job;
+      if (slot.ready) startClock(slot);
+      slot.worker.postMessage({ id: job.id, schema: job.schema, value: job.value });
+    }
+  };
+
+  return {
+    run(schema, value) {
+      return new Promise<SchemaJobResult>((resolve) => {
+        ids += 1;
+        queue.push({ id: ids, schema, value, resolve });
+        pump();
+      });
+    },
+    async close() {
+      queue.length = 0;
+      for (const slot of [...slots]) retire(slot, undefined);
+    },
+  };
+}
+
+let shared: SchemaPool | undefined;
+/** The process-wide pool every engine shares (workers are created on demand, ended when idle). */
+export function sharedSchemaPool(): SchemaPool {
+  shared ??= createSchemaPool();
+  return shared;
+}
