@@ -4,9 +4,17 @@
 // the real DSH 0.1.0-rc.8 headless host against the scripted model, with real DSH children.
 // First the offline tarball (while the registry holds no @wf package), then the registry install.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeSandbox, REPO_ROOT, runHost, type Sandbox } from '../../dsh-e2e/test/helpers/host.js';
 import {
@@ -23,6 +31,7 @@ import {
   packOffline,
   publishable,
   release,
+  run,
 } from './helpers/release.js';
 
 let registry: Registry;
@@ -235,5 +244,33 @@ describe('the registry install', { timeout: 300_000 }, () => {
       JSON.parse(readFileSync(join(r.sandbox.dshHome, 'profiles/headless/package.json'), 'utf8')),
     ).toMatchObject({ dependencies: { '@wf/plugin': `^${published.get('@wf/plugin')}` } });
     expectWorkflowsRan(r);
+  });
+
+  it('npm i -g @wf/cli from the registry; wf runs from any directory on Node 20', async () => {
+    const home = join(root, 'cli-user');
+    const prefix = join(root, 'global');
+    const anywhere = join(root, 'some-project');
+    for (const d of [home, prefix, anywhere]) mkdirSync(d, { recursive: true });
+    // the user's own Node (the suite's, >= 20.19) and npm; no pnpm, no clone
+    const env = {
+      ...npmEnv(registry.userNpmrc, home, join(root, 'store')),
+      PATH: `${dirname(process.execPath)}:/usr/bin:/bin`,
+    };
+    const install = await run('npm', ['i', '-g', '@wf/cli', '--prefix', prefix], {
+      cwd: anywhere,
+      env,
+    });
+    expect(install.code, `${install.stdout}${install.stderr}`).toBe(0);
+    const wf = join(prefix, 'bin', 'wf');
+    const list = await run(wf, ['list', '--json'], { cwd: anywhere, env });
+    expect(list.code, list.stderr).toBe(0);
+    expect(JSON.parse(list.stdout)).toMatchObject({ ok: true });
+    const main = await run(wf, ['run', 'fan-out-and-synthesize', '--json'], { cwd: anywhere, env });
+    expect(main.code, main.stderr).toBe(0);
+    expect(JSON.parse(main.stdout)).toMatchObject({ ok: true, status: 'completed' });
+    expect(existsSync(join(anywhere, '.dsh', 'workflow-runs'))).toBe(true);
+    process.stdout.write(
+      `npm i -g @wf/cli: ${(install.ms / 1000).toFixed(1)} s; wf run: ${(main.ms / 1000).toFixed(1)} s\n`,
+    );
   });
 });
