@@ -4,9 +4,8 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../dsh-e2e/test/helpers/host.js';
-import { buildRepo } from './helpers/release.js';
 
 interface Manifest {
   name: string;
@@ -36,8 +35,6 @@ const packages = ['packages', 'apps'].flatMap((group) =>
 );
 const manifest = (dir: string): Manifest =>
   JSON.parse(readFileSync(join(REPO_ROOT, dir, 'package.json'), 'utf8')) as Manifest;
-
-beforeAll(() => buildRepo(), 180_000);
 
 describe('every package users install is publishable', { timeout: 60_000 }, () => {
   it.each(packages)('%s: manifest', (dir) => {

@@ -24,7 +24,6 @@ import {
 } from '../../dsh-e2e/test/helpers/model-server.js';
 import { type Registry, startRegistry } from './helpers/registry.js';
 import {
-  buildRepo,
   copyWorkspace,
   dshPlugin,
   npmEnv,
@@ -41,7 +40,6 @@ const sandboxes: Sandbox[] = [];
 const suiteStarted = Date.now();
 
 beforeAll(async () => {
-  buildRepo();
   root = realpathSync(mkdtempSync(join(tmpdir(), 'wf-install-')));
   server = await startModelServer();
   registry = await startRegistry();
