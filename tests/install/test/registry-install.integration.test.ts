@@ -152,6 +152,9 @@ async function installAndRun(label: string, spec: string, specDir: string) {
     timeoutMs: 120_000,
   });
   const requests = server.requests.slice(before);
+  process.stdout.write(
+    `${label}: dsh plugin add ${spec} ${(add.ms / 1000).toFixed(1)} s; headless run ${(run.ms / 1000).toFixed(1)} s\n`,
+  );
   return { add, run, requests, sandbox };
 }
 
