@@ -76,7 +76,11 @@ try {
     const dest = join(work, 'tarballs');
     mkdirSync(dest, { recursive: true });
     const before = new Set(readdirSync(dest));
-    execFileSync('pnpm', ['pack', '--pack-destination', dest], {
+    // the pnpm running this script when there is one (`npx -y pnpm@... pack:plugin` puts no
+    // pnpm on PATH), else the one on PATH
+    const running = process.env.npm_execpath;
+    const [cmd, ...pre] = running && /pnpm/.test(running) ? [process.execPath, running] : ['pnpm'];
+    execFileSync(cmd, [...pre, 'pack', '--pack-destination', dest], {
       cwd: workspace.get(name).dir,
       stdio: ['ignore', 'ignore', 'inherit'],
       env: { ...process.env, pnpm_config_verify_deps_before_run: 'false' },

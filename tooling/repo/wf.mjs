@@ -58,7 +58,10 @@ async function build(dirs) {
     `wf: building apps/cli and the ${dirs.length - 1} packages it uses (once; later calls skip this until a source changes)\n`,
   );
   const tsc = createRequire(join(root, 'package.json')).resolve('typescript/bin/tsc');
-  const child = spawn(process.execPath, [tsc, '-b', '--verbose', entry], {
+  // tsc -b trusts its .tsbuildinfo and calls a project with a deleted dist up to date: force then
+  const missing = dirs.some((d) => !existsSync(join(d, 'dist')));
+  const args = [tsc, '-b', '--verbose', ...(missing ? ['--force'] : []), entry];
+  const child = spawn(process.execPath, args, {
     cwd: root,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

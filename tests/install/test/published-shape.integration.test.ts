@@ -6,6 +6,7 @@ import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../dsh-e2e/test/helpers/host.js';
+import { pnpmBinDir } from './helpers/release.js';
 
 interface Manifest {
   name: string;
@@ -62,7 +63,12 @@ describe('every package users install is publishable', { timeout: 60_000 }, () =
   it.each(packages)('%s: publint --strict', (dir) => {
     const out = execFileSync(process.execPath, [PUBLINT, '--strict', join(REPO_ROOT, dir)], {
       encoding: 'utf8',
-      env: { ...process.env, pnpm_config_verify_deps_before_run: 'false' },
+      // publint packs with `pnpm pack`
+      env: {
+        ...process.env,
+        PATH: `${pnpmBinDir()}:${process.env.PATH ?? ''}`,
+        pnpm_config_verify_deps_before_run: 'false',
+      },
     });
     expect(out).toContain('All good!');
   });

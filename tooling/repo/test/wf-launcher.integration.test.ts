@@ -11,12 +11,13 @@ const dir = mkdtempSync(join(tmpdir(), 'wf-launcher-'));
 const stamp = join(dir, 'build-stamp');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const wf = (...args: string[]) =>
-  spawnSync(process.execPath, [join(root, 'tooling/repo/wf.mjs'), ...args], {
+const launch = (script: string, ...args: string[]) =>
+  spawnSync(process.execPath, [join(root, script), ...args], {
     cwd: dir,
     encoding: 'utf8',
     env: { ...process.env, WF_BUILD_STAMP: stamp },
   });
+const wf = (...args: string[]) => launch('tooling/repo/wf.mjs', ...args);
 
 describe('pnpm wf launcher', { timeout: 120_000 }, () => {
   it('builds when there is no stamp, then runs the bin from any directory', () => {
@@ -32,5 +33,12 @@ describe('pnpm wf launcher', { timeout: 120_000 }, () => {
     expect(second.status, second.stderr).toBe(0);
     expect(second.stderr).not.toMatch(/building/);
     expect(JSON.parse(second.stdout)).toMatchObject({ ok: true });
+  });
+
+  it('./wf at the repository root is the same launcher (the README main job uses it)', () => {
+    const viaRoot = launch('wf', 'list', '--json');
+    expect(viaRoot.status, viaRoot.stderr).toBe(0);
+    expect(viaRoot.stderr).not.toMatch(/building/);
+    expect(JSON.parse(viaRoot.stdout)).toMatchObject({ ok: true });
   });
 });

@@ -3,7 +3,17 @@
 // workspace so the repository itself is never versioned, pack the offline plugin tarball, and run
 // `dsh plugin --profile <p> ...` with pnpm on PATH the way DSH needs it.
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { DSH_BIN, NODE24_BIN_DIR, REPO_ROOT } from '../../../dsh-e2e/test/helpers/host.js';
 
@@ -14,11 +24,27 @@ export interface ProcessResult {
   readonly ms: number;
 }
 
-/** The directory of the `pnpm` the suite runs with (DSH's `plugin` verb shells out to it). */
+let pnpmShim: string | undefined;
+
+/**
+ * A directory holding the `pnpm` the suite runs with (DSH's `plugin` verb shells out to `pnpm`):
+ * the one on PATH, or, under `npx -y pnpm@...` as in CI, a shim to the pnpm running the suite.
+ */
 export function pnpmBinDir(): string {
   const found = spawnSync('sh', ['-c', 'command -v pnpm'], { encoding: 'utf8' }).stdout.trim();
-  if (!found) throw new Error('pnpm is not on PATH (the repository is installed with it)');
-  return dirname(found);
+  if (found) return dirname(found);
+  const running = process.env.npm_execpath;
+  if (!running || !/pnpm/.test(running))
+    throw new Error('pnpm is neither on PATH nor running this suite (npm_execpath)');
+  if (!pnpmShim) {
+    const dir = mkdtempSync(join(tmpdir(), 'wf-pnpm-shim-'));
+    writeFileSync(join(dir, 'pnpm'), `#!/bin/sh\nexec node ${JSON.stringify(running)} "$@"\n`, {
+      mode: 0o755,
+    });
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+    pnpmShim = dir;
+  }
+  return pnpmShim;
 }
 
 export function run(
@@ -140,6 +166,7 @@ export async function release(
       cwd: workspace,
       env: {
         ...(process.env as Record<string, string>),
+        PATH: `${pnpmBinDir()}:${process.env.PATH ?? '/usr/bin:/bin'}`,
         pnpm_config_verify_deps_before_run: 'false',
       },
     },
