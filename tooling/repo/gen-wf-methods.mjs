@@ -16,7 +16,7 @@ const root =
 const check = argv.includes('--check');
 
 export const SOURCE = 'packages/bridge/src/methods.ts';
-export const TARGET = 'packages/source-contract/src/internal/wf-methods.ts';
+export const TARGET = 'packages/source-contract/src/wf-methods.ts';
 const KINDS = new Set(['agent', 'control', 'data', 'sync']);
 const MEMBERS = new Set(['method', 'property']);
 

@@ -14,16 +14,20 @@ const root =
     : resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
 // DESIGN.md section 3, as data. Runtime imports (`dependencies` and src/) may only go to these.
+// @wf/errors is the leaf every layer may import (the error kit); it imports nothing itself.
+const KIT = '@wf/errors';
 export const ALLOWED = {
-  '@wf/source-contract': [],
-  '@wf/sandbox': [],
-  '@wf/bridge': [],
-  '@wf/catalog-fs': ['@wf/bridge'],
-  '@wf/engine': ['@wf/source-contract', '@wf/sandbox', '@wf/bridge'],
-  '@wf/patterns': ['@wf/bridge'],
-  '@wf/dsh-adapter': ['@wf/engine', '@wf/bridge'],
+  '@wf/errors': [],
+  '@wf/source-contract': [KIT],
+  '@wf/sandbox': [KIT],
+  '@wf/bridge': [KIT],
+  '@wf/catalog-fs': [KIT, '@wf/bridge'],
+  '@wf/engine': [KIT, '@wf/source-contract', '@wf/sandbox', '@wf/bridge'],
+  '@wf/patterns': [KIT, '@wf/bridge'],
+  '@wf/dsh-adapter': [KIT, '@wf/engine', '@wf/bridge'],
   // The two apps are separate top-layer nodes: each may use any package, never the other app.
   '@wf/plugin': [
+    KIT,
     '@wf/source-contract',
     '@wf/sandbox',
     '@wf/bridge',
@@ -33,6 +37,7 @@ export const ALLOWED = {
     '@wf/dsh-adapter',
   ],
   '@wf/cli': [
+    KIT,
     '@wf/source-contract',
     '@wf/sandbox',
     '@wf/bridge',

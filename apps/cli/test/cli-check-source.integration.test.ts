@@ -56,8 +56,8 @@ describe('wf check', () => {
       'WF_SOURCE_NODE_MODULE',
       'WF_SOURCE_FORBIDDEN_MEMBER',
       'WF_SOURCE_FORBIDDEN_STATEMENT',
-      'WF_LINT_UNAWAITED_AGENT',
-      'WF_LINT_UNBOUNDED_LOOP',
+      'WF_SOURCE_LINT_UNAWAITED_AGENT',
+      'WF_SOURCE_LINT_UNBOUNDED_LOOP',
     ]) {
       expect(r.stdout).toContain(`  ${code}  `);
     }
@@ -96,11 +96,11 @@ describe('wf check', () => {
     );
     const loose = wf(['check', 'w.js'], dir);
     expect(loose.code).toBe(0);
-    expect(loose.stdout).toContain('w.js:2:3  WF_LINT_UNAWAITED_AGENT  warning: ');
+    expect(loose.stdout).toContain('w.js:2:3  WF_SOURCE_LINT_UNAWAITED_AGENT  warning: ');
     expect(loose.stdout.trimEnd().split('\n').at(-1)).toBe('1 file, 0 errors, 1 warning: ok');
     const strict = wf(['check', '--profile', 'authoring', 'w.js'], dir);
     expect(strict.code).toBe(1);
-    expect(strict.stdout).toContain('w.js:2:3  WF_LINT_UNAWAITED_AGENT  `wf.runAgent(...)`');
+    expect(strict.stdout).toContain('w.js:2:3  WF_SOURCE_LINT_UNAWAITED_AGENT  `wf.runAgent(...)`');
   });
 
   it('prints one JSON document with --json', () => {

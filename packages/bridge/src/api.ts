@@ -74,40 +74,67 @@ export interface WorkflowErrorInfo {
   readonly message: string;
 }
 
-/** The full result of a task (`wait` returns it even when the task failed). */
+/** How a finished task's verification went (present when the task asked for `verification`). */
+export interface TaskVerificationOutcome {
+  readonly ok: boolean;
+  /** Why it did not pass; empty when `ok`. */
+  readonly reasons: readonly string[];
+}
+
+/**
+ * The full result of a task (`wait` returns it even when the task failed). This is exactly what
+ * the engine delivers, in both trust classes; the engine uses this type, it does not redeclare it.
+ */
 export interface TaskResult<S = JsonValue> {
   readonly taskId: string;
   readonly name: string;
+  /** `synthesis` for the child of `wf.synthesize`, `task` for every other child. */
+  readonly kind: 'task' | 'synthesis';
   readonly status: TaskStatus;
   /** The child's final text; `text` is the same string. */
   readonly finalText: string;
   readonly text: string;
   /** Present when the task had an `outputSchema` and its output validated. */
   readonly structured?: S;
+  /** True when `structured` came from the one repair child, after the first answer failed its schema. */
+  readonly repaired?: boolean;
   readonly usage: TaskUsage;
   readonly phase?: string;
+  /** The provider's id for the child (the DSH subagent id); absent when it never launched. */
+  readonly childId?: string;
   /** Why a task failed or stopped. */
   readonly error?: WorkflowErrorInfo;
   readonly stopReason?: string;
-  /** Logical-clock epoch ms. */
+  /** Present when the task asked for `verification`: whether the child's work passed it. */
+  readonly verification?: TaskVerificationOutcome;
+  /**
+   * Host wall-clock epoch ms when the child started and ended. Not the guest's logical clock
+   * (`Date.now()` inside the workflow): results are journaled, so a resumed run sees the same
+   * numbers without the clock having to agree with them.
+   */
   readonly startedAt: number;
   readonly endedAt: number;
-  readonly provider?: string;
-  readonly model?: string;
+  /** `endedAt - startedAt`. */
+  readonly durationMs: number;
+  /** The agent provider's name (`simulated`, `dsh:spawn`...). */
+  readonly provider: string;
   /** `replayed`: answered from the run journal on resume, not re-run. */
-  readonly origin?: 'executed' | 'replayed';
+  readonly origin: 'executed' | 'replayed';
 }
 
 /** Live state of a task. */
-export interface TaskSnapshot {
+export interface TaskSnapshot<S = JsonValue> {
   readonly taskId: string;
   readonly name: string;
   readonly status: 'queued' | 'running' | TaskStatus;
   readonly phase?: string;
+  /** The provider's id for the child, once it launched. */
+  readonly childId?: string;
   /** The child's latest assistant text, when the provider exposes it. */
   readonly lastText?: string;
   readonly finalText?: string;
-  readonly structured?: JsonValue;
+  readonly structured?: S;
+  /** Host wall-clock epoch ms, as in `TaskResult`. */
   readonly startedAt?: number;
   readonly endedAt?: number;
 }
@@ -152,7 +179,9 @@ export interface SynthesizeInput {
 
 export interface ArtifactRef {
   readonly name: string;
+  /** Where the run store keeps it; `ref` is the same string. */
   readonly path: string;
+  readonly ref: string;
 }
 
 export interface LogEvent {
@@ -181,7 +210,7 @@ export interface WorkflowApi<A = unknown> {
   stop(taskId: string, reason?: string): Promise<void>;
   /** Runs thunks with bounded lanes; an ordinary failure becomes null, a run-control error propagates. */
   parallel<T>(
-    thunks: readonly (() => Promise<T>)[],
+    thunks: readonly (() => Promise<T> | T)[],
     options?: ParallelOptions,
   ): Promise<(T | null)[]>;
   /** Runs each item through the stages in order; a failing item becomes null. */

@@ -34,7 +34,7 @@ export const CALL_LIMITS = {
    * about 1-3 µs per value; one 1 MB `wf.workflow` input of small objects took 2.9 s. Past this
    * bound the call fails `WF_BRIDGE_CALL_TOO_LARGE` before any schema runs.
    */
-  maxNodes: 50_000,
+  maxNodes: 20_000,
 } as const;
 
 /** The evidence-ref prefixes a task may cite. */
@@ -160,7 +160,7 @@ export type ValidateCallResult =
       ok: false;
       issues: ValidationIssue[];
       /** Set when the input has more than `CALL_LIMITS.maxNodes` values. */
-      code?: typeof BRIDGE_ERROR_CODES.CALL_TOO_LARGE;
+      code?: typeof BRIDGE_ERROR_CODES.WF_BRIDGE_CALL_TOO_LARGE;
     };
 
 const HOST_CALL_NAMES: ReadonlySet<string> = new Set(Object.keys(CALL_SCHEMAS));
@@ -197,7 +197,7 @@ export function validateCall(
   if (!result.ok) {
     const issues = result.issues.map((i) => ({ path: i.path, message: prefix + i.message }));
     return result.tooLarge
-      ? { ok: false, issues, code: BRIDGE_ERROR_CODES.CALL_TOO_LARGE }
+      ? { ok: false, issues, code: BRIDGE_ERROR_CODES.WF_BRIDGE_CALL_TOO_LARGE }
       : { ok: false, issues };
   }
   const issues: ValidationIssue[] = [];

@@ -1,24 +1,40 @@
-// The bridge's error codes and its one error class (branded so identity survives realm crossings).
+// The bridge's error codes (CODE -> CODE) and its one error class, built on the @wf/errors kit so
+// identity survives realm crossings.
+import { hasErrorBrand, WfError } from '@wf/errors';
 
 /** Every code this package defines. Expected outcomes are `{ ok: false, issues }`, not throws. */
 export const BRIDGE_ERROR_CODES = {
   /** A capsule document failed `parseCapsule` where a valid one was required. */
-  CAPSULE_INVALID: 'WF_BRIDGE_CAPSULE_INVALID',
+  WF_BRIDGE_CAPSULE_INVALID: 'WF_BRIDGE_CAPSULE_INVALID',
   /** A manifest failed `parseManifest` where a valid one was required. */
-  MANIFEST_INVALID: 'WF_BRIDGE_MANIFEST_INVALID',
+  WF_BRIDGE_MANIFEST_INVALID: 'WF_BRIDGE_MANIFEST_INVALID',
   /** Args failed `validateArgs` for the workflow's manifest. */
-  ARGS_INVALID: 'WF_BRIDGE_ARGS_INVALID',
+  WF_BRIDGE_ARGS_INVALID: 'WF_BRIDGE_ARGS_INVALID',
   /** A `wf` call's input failed its method's schema (`validateCall`). */
-  CALL_INVALID: 'WF_BRIDGE_CALL_INVALID',
+  WF_BRIDGE_CALL_INVALID: 'WF_BRIDGE_CALL_INVALID',
   /** A `wf` call's input has more JSON values than `CALL_LIMITS.maxNodes` (host-work bound). */
-  CALL_TOO_LARGE: 'WF_BRIDGE_CALL_TOO_LARGE',
+  WF_BRIDGE_CALL_TOO_LARGE: 'WF_BRIDGE_CALL_TOO_LARGE',
   /** A call named a method that is not in `WF_METHODS`. */
-  UNKNOWN_METHOD: 'WF_BRIDGE_UNKNOWN_METHOD',
+  WF_BRIDGE_UNKNOWN_METHOD: 'WF_BRIDGE_UNKNOWN_METHOD',
 } as const;
 
-export type BridgeErrorCode = (typeof BRIDGE_ERROR_CODES)[keyof typeof BRIDGE_ERROR_CODES];
+export type BridgeErrorCode = keyof typeof BRIDGE_ERROR_CODES;
 
-const BRAND: unique symbol = Symbol.for('@wf/bridge.error') as never;
+/**
+ * Codes the `wf` object itself reports to workflow code (in `lastFailure().error.code`) when the
+ * failure it records carries no code of its own. They belong to the author-facing contract, so
+ * they have their own `WF_WORKFLOW_` prefix rather than the host-facing `WF_BRIDGE_`.
+ */
+export const WORKFLOW_API_CODES = {
+  /** A `parallel`/`pipeline` lane, `runAgent` or `log` failed with a value that has no string `code`. */
+  WF_WORKFLOW_ERROR: 'WF_WORKFLOW_ERROR',
+  /** `runAgent` returned null for a failed task whose result carried no error. */
+  WF_WORKFLOW_TASK_FAILED: 'WF_WORKFLOW_TASK_FAILED',
+  /** `runAgent` returned null for a stopped task whose result carried no error. */
+  WF_WORKFLOW_TASK_STOPPED: 'WF_WORKFLOW_TASK_STOPPED',
+} as const;
+
+export type WorkflowApiCode = keyof typeof WORKFLOW_API_CODES;
 
 export interface BridgeErrorIssue {
   readonly path: string;
@@ -26,29 +42,23 @@ export interface BridgeErrorIssue {
 }
 
 /** The bridge's error: a stable `code`, a message naming what was wrong, optional `issues`. */
-export class BridgeError extends Error {
-  readonly code: BridgeErrorCode;
+export class BridgeError extends WfError<BridgeErrorCode> {
+  static override readonly brand: string = '@wf/bridge';
+
   readonly issues: readonly BridgeErrorIssue[];
-  readonly [BRAND] = true;
 
   constructor(
     code: BridgeErrorCode,
     message: string,
-    options: { cause?: unknown; issues?: readonly BridgeErrorIssue[] } = {},
+    options: { cause?: unknown; hint?: string; issues?: readonly BridgeErrorIssue[] } = {},
   ) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.name = 'BridgeError';
-    this.code = code;
+    super(code, message, options);
     this.issues = options.issues ?? [];
   }
 
   /** True for a BridgeError from any copy of this package or realm. */
-  static is(value: unknown): value is BridgeError {
-    return (
-      typeof value === 'object' &&
-      value !== null &&
-      (value as Record<symbol, unknown>)[BRAND] === true
-    );
+  static override is(value: unknown): value is BridgeError {
+    return hasErrorBrand(value, BridgeError.brand);
   }
 }
 

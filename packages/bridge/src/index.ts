@@ -1,5 +1,5 @@
 // @wf/bridge: the wf capability API contract (capsule/manifest/args schemas, wf methods, author types).
-// It imports no internal package: it describes the contract, it does not run code.
+// It imports only the @wf/errors kit: it describes the contract, it does not run code.
 
 export type {
   CapsuleDraft,
@@ -26,8 +26,13 @@ export {
   WORKFLOW_API_VERSION,
   WORKFLOW_NAME_PATTERN,
 } from './constants.js';
-export type { BridgeErrorCode, BridgeErrorIssue } from './errors.js';
-export { BRIDGE_ERROR_CODES, BridgeError, bridgeErrorFromIssues } from './errors.js';
+export type { BridgeErrorCode, BridgeErrorIssue, WorkflowApiCode } from './errors.js';
+export {
+  BRIDGE_ERROR_CODES,
+  BridgeError,
+  bridgeErrorFromIssues,
+  WORKFLOW_API_CODES,
+} from './errors.js';
 export type {
   InputArraySchema,
   InputObjectSchema,
@@ -35,8 +40,7 @@ export type {
   InputStringSchema,
 } from './input-schema.js';
 export { INPUT_SCHEMA_TYPES } from './input-schema.js';
-export type { ValidationIssue } from './internal/issues.js';
-export type { JsonValue } from './internal/json.js';
+export type { JsonValue } from './json-value.js';
 export type {
   ManifestLimits,
   ParseManifestOptions,
@@ -60,6 +64,7 @@ export type {
   TaskStatus,
   TaskUsage,
   TaskVerification,
+  TaskVerificationOutcome,
   WaitOptions,
   WorkflowApi,
   WorkflowBudget,
@@ -77,6 +82,7 @@ export {
 export type { WfMethod, WfMethodKind, WfMethodName } from './methods.js';
 export { WF_HOST_CALLS, WF_METHODS } from './methods.js';
 export type {
+  CallSignal,
   CallValidation,
   HostCall,
   HostCallContext,
@@ -89,4 +95,11 @@ export type {
 } from './dispatch/dispatch.js';
 export { createHostDispatch, HOST_CALLS } from './dispatch/dispatch.js';
 export type { GuestPreludeInit } from './prelude/prelude.js';
+export type { RunControlData } from './run-control.js';
+export {
+  isRunControlError,
+  RUN_CONTROL_CHECK_SOURCE,
+  withRunControlData,
+} from './run-control.js';
 export { createGuestPrelude } from './prelude/prelude.js';
+export type { ValidationIssue } from './validation-issue.js';

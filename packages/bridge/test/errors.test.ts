@@ -11,7 +11,7 @@ import {
 describe('BridgeError', () => {
   it('carries code, cause and issues', () => {
     const cause = new Error('root');
-    const error = new BridgeError(BRIDGE_ERROR_CODES.CALL_INVALID, 'bad call', { cause });
+    const error = new BridgeError(BRIDGE_ERROR_CODES.WF_BRIDGE_CALL_INVALID, 'bad call', { cause });
     expect(error).toBeInstanceOf(Error);
     expect(error.name).toBe('BridgeError');
     expect(error.code).toBe('WF_BRIDGE_CALL_INVALID');
@@ -20,11 +20,13 @@ describe('BridgeError', () => {
   });
 
   it('is recognised by brand, also for an object from another realm', () => {
-    expect(BridgeError.is(new BridgeError(BRIDGE_ERROR_CODES.ARGS_INVALID, 'x'))).toBe(true);
+    expect(BridgeError.is(new BridgeError(BRIDGE_ERROR_CODES.WF_BRIDGE_ARGS_INVALID, 'x'))).toBe(
+      true,
+    );
     expect(BridgeError.is(new Error('x'))).toBe(false);
     expect(BridgeError.is(null)).toBe(false);
     const foreign = runInNewContext(
-      `const e = new Error('x'); e[Symbol.for('@wf/bridge.error')] = true; e`,
+      `const e = new Error('x'); e[Symbol.for('@wf/errors.brand')] = '@wf/bridge'; e`,
     );
     expect(foreign instanceof Error).toBe(false);
     expect(BridgeError.is(foreign)).toBe(true);
@@ -54,7 +56,7 @@ describe('bridgeErrorFromIssues', () => {
     });
     if (result.ok) throw new Error('expected issues');
     const error = bridgeErrorFromIssues(
-      BRIDGE_ERROR_CODES.MANIFEST_INVALID,
+      BRIDGE_ERROR_CODES.WF_BRIDGE_MANIFEST_INVALID,
       'manifest',
       result.issues,
     );
@@ -70,12 +72,12 @@ describe('bridgeErrorFromIssues', () => {
   });
 
   it('reads well with one issue or none', () => {
-    const one = bridgeErrorFromIssues(BRIDGE_ERROR_CODES.ARGS_INVALID, 'args', [
+    const one = bridgeErrorFromIssues(BRIDGE_ERROR_CODES.WF_BRIDGE_ARGS_INVALID, 'args', [
       { path: 'args.request', message: 'args.request is required' },
     ]);
     expect(one.message).toBe('invalid args: args.request is required');
-    expect(bridgeErrorFromIssues(BRIDGE_ERROR_CODES.ARGS_INVALID, 'args', []).message).toBe(
-      'invalid args: no details',
-    );
+    expect(
+      bridgeErrorFromIssues(BRIDGE_ERROR_CODES.WF_BRIDGE_ARGS_INVALID, 'args', []).message,
+    ).toBe('invalid args: no details');
   });
 });

@@ -13,20 +13,6 @@ import { importTrustedLocal } from './internal/catalog-trusted-local.js';
 import { isCatalogFsError } from './errors.js';
 import { withDir } from './internal/safe-dir.js';
 
-export type {
-  ArchivedEntry,
-  Catalog,
-  CatalogEntry,
-  CatalogEntryKind,
-  CatalogExecution,
-  CatalogLimits,
-  CatalogListing,
-  CatalogOptions,
-  CatalogScope,
-  SaveOptions,
-  TrustedLocalModule,
-} from './catalog-types.js';
-
 export const DEFAULT_CATALOG_LIMITS: CatalogLimits = {
   maxCapsuleBytes: 512 * 1024,
   maxCatalogEntries: 200,

@@ -11,10 +11,10 @@ export type {
   CatalogScope,
   SaveOptions,
   TrustedLocalModule,
-} from './catalog.js';
+} from './catalog-types.js';
 export { DEFAULT_CATALOG_LIMITS, defaultCatalogRoots, openCatalog } from './catalog.js';
 export type { CatalogFsErrorCode, OperationError, Result } from './errors.js';
-export { CatalogFsCode, CatalogFsError, isCatalogFsError } from './errors.js';
+export { CATALOG_FS_ERROR_CODES, CatalogFsError, isCatalogFsError } from './errors.js';
 export type {
   JournalEntryRecord,
   RunCostRecord,
@@ -23,7 +23,7 @@ export type {
   RunStartRecordShape,
   RunStatus,
   TerminalRunStatus,
-} from './internal/run-types.js';
+} from './run-types.js';
 export type {
   FsyncPolicy,
   RunOwner,
@@ -31,5 +31,5 @@ export type {
   RunStore,
   RunStoreOptions,
   RunSummary,
-} from './run-store.js';
+} from './run-store-types.js';
 export { openRunStore } from './run-store.js';

@@ -7,7 +7,7 @@ import type {
   RunFinishRecordShape,
   RunStartRecordShape,
   RunStatus,
-} from './internal/run-types.js';
+} from './run-types.js';
 
 export type FsyncPolicy = 'batch' | 'always' | 'never';
 

@@ -23,15 +23,6 @@ import {
 } from './internal/run-recorder.js';
 import type { RunStore, RunStoreOptions } from './run-store-types.js';
 
-export type {
-  FsyncPolicy,
-  RunOwner,
-  RunSnapshot,
-  RunStore,
-  RunStoreOptions,
-  RunSummary,
-} from './run-store-types.js';
-
 /** Opens (creating) the run store. Recovers stale runs unless `recoverAtOpen: false`. */
 export async function openRunStore(options: RunStoreOptions): Promise<RunStore> {
   if (typeof options?.project !== 'string' || options.project === '') {

@@ -26,8 +26,18 @@ function tryMount(): boolean {
 mkdirSync(mnt);
 const mounted = tryMount();
 
-afterAll(() => {
-  if (mounted) execFileSync('umount', [mnt], { stdio: 'ignore' });
+afterAll(async () => {
+  // On a loaded machine a worker's last close can still be in flight: retry, then detach lazily
+  // so a slow teardown never leaves a mount behind or fails the file.
+  for (let attempt = 0; mounted && attempt < 20; attempt++) {
+    try {
+      execFileSync('umount', [mnt], { stdio: 'ignore' });
+      break;
+    } catch {
+      if (attempt === 19) execFileSync('umount', ['-l', mnt], { stdio: 'ignore' });
+      else await new Promise((r) => setTimeout(r, 100));
+    }
+  }
   cleanup();
 });
 
@@ -87,7 +97,7 @@ describe.runIf(mounted)('disk full (real tmpfs)', () => {
         () => 'finished',
         (e: { code?: string }) => e.code,
       ),
-    ).resolves.toBe('WF_RUNSTORE_IO');
+    ).resolves.toBe('WF_CATALOG_RUN_IO');
     rmSync(filler);
     // finish() rejected while the disk was full; the run stayed live with its lines buffered,
     // and the lease tick finishes it once space returns, without another call.

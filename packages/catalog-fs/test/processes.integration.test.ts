@@ -36,7 +36,7 @@ it('a run held by a live process is never deleted, even with force; after SIGKIL
   });
   expect(await store.delete('run-held', { force: true })).toMatchObject({
     ok: false,
-    error: { code: 'WF_RUNSTORE_ACTIVE' },
+    error: { code: 'WF_CATALOG_RUN_ACTIVE' },
   });
   expect((await store.prune({ keep: 0 })).pruned).toEqual([]);
   child.kill('SIGKILL');
@@ -45,7 +45,7 @@ it('a run held by a live process is never deleted, even with force; after SIGKIL
   const after = await store.show('run-held');
   expect(after.ok && after.run.snapshot).toMatchObject({
     status: 'interrupted',
-    error: { code: 'WF_RUNSTORE_INTERRUPTED' },
+    error: { code: 'WF_CATALOG_RUN_INTERRUPTED' },
   });
   expect(await store.delete('run-held')).toMatchObject({ ok: true });
 });

@@ -100,11 +100,11 @@ describe('recording a run', () => {
   it('refuses a second begin for one run id and bad ids', async () => {
     await store.begin(startRecord('run-2'));
     await expect(store.begin(startRecord('run-2'))).rejects.toMatchObject({
-      code: 'WF_RUNSTORE_EXISTS',
+      code: 'WF_CATALOG_RUN_EXISTS',
     });
     for (const bad of ['../x', '', '.hidden', 'a/b', 'x'.repeat(200)]) {
       await expect(store.begin(startRecord(bad))).rejects.toMatchObject({
-        code: 'WF_RUNSTORE_INVALID_ID',
+        code: 'WF_CATALOG_RUN_INVALID_ID',
       });
     }
   });
@@ -135,7 +135,7 @@ describe('recording a run', () => {
     await store.begin(startRecord('run-3'));
     await store.artifact('run-3', 'a', 1);
     await expect(store.artifact('run-3', 'a', 2)).rejects.toMatchObject({
-      code: 'WF_RUNSTORE_ARTIFACT_EXISTS',
+      code: 'WF_CATALOG_RUN_ARTIFACT_EXISTS',
     });
     // Two names that sanitize alike still get their own files.
     const x = await store.artifact('run-3', 'a b', 1);
@@ -209,7 +209,7 @@ describe('ownership, recovery and deletion', () => {
     await store.begin(startRecord('run-a'));
     expect(await store.delete('run-a', { force: true })).toMatchObject({
       ok: false,
-      error: { code: 'WF_RUNSTORE_ACTIVE' },
+      error: { code: 'WF_CATALOG_RUN_ACTIVE' },
     });
     // A second store in the same process sees it as active too, and does not recover it.
     const other = await openRunStore({ project });
@@ -218,7 +218,7 @@ describe('ownership, recovery and deletion', () => {
     });
     expect(await other.delete('run-a', { force: true })).toMatchObject({
       ok: false,
-      error: { code: 'WF_RUNSTORE_ACTIVE' },
+      error: { code: 'WF_CATALOG_RUN_ACTIVE' },
     });
     expect(existsSync(runDir('run-a'))).toBe(true);
     await store.finish('run-a', finishRecord());
@@ -242,7 +242,7 @@ describe('ownership, recovery and deletion', () => {
     expect((await reopened.recover()).interrupted).toEqual([]);
     expect(await reopened.delete('run-o', { force: true })).toMatchObject({
       ok: false,
-      error: { code: 'WF_RUNSTORE_ACTIVE' },
+      error: { code: 'WF_CATALOG_RUN_ACTIVE' },
     });
     // The same owner with an expired lease is stale.
     snap.owner.leaseUntil = Date.now() - 1;
@@ -264,14 +264,14 @@ describe('ownership, recovery and deletion', () => {
     const raw = await openRunStore({ project, recoverAtOpen: false });
     expect(await raw.delete('run-d')).toMatchObject({
       ok: false,
-      error: { code: 'WF_RUNSTORE_NOT_TERMINAL' },
+      error: { code: 'WF_CATALOG_RUN_NOT_TERMINAL' },
     });
     const reopened = await openRunStore({ project });
     const shown = await reopened.show('run-d');
     expect(shown.ok && shown.run.snapshot).toMatchObject({
       status: 'interrupted',
       interruptedFrom: 'paused',
-      error: { code: 'WF_RUNSTORE_INTERRUPTED' },
+      error: { code: 'WF_CATALOG_RUN_INTERRUPTED' },
     });
     expect(await reopened.delete('run-d')).toMatchObject({ ok: true });
   });
@@ -311,7 +311,7 @@ describe('ownership, recovery and deletion', () => {
     expect(await store.resolve('run-r')).toMatchObject({ ok: true, runId: 'run-r' });
     expect(await store.resolve('nope')).toMatchObject({
       ok: false,
-      error: { code: 'WF_RUNSTORE_NOT_FOUND' },
+      error: { code: 'WF_CATALOG_RUN_NOT_FOUND' },
     });
     expect((await store.list())[0]).toMatchObject({ runId: 'run-r', displayName: 'Friday review' });
     expect(await store.rename('run-r', 'bad\nname')).toMatchObject({ ok: false });
@@ -322,7 +322,7 @@ describe('ownership, recovery and deletion', () => {
     await store.finish('run-x', finishRecord());
     writeFileSync(join(runDir('run-x'), 'run.json'), '{"format":"wf.run"');
     const [summary] = await store.list();
-    expect(summary).toMatchObject({ runId: 'run-x', error: { code: 'WF_RUNSTORE_CORRUPT' } });
+    expect(summary).toMatchObject({ runId: 'run-x', error: { code: 'WF_CATALOG_RUN_CORRUPT' } });
   });
 });
 
@@ -343,7 +343,7 @@ describe('partitions and path safety', () => {
       JSON.stringify({ canonicalProjectDirectory: other }),
     );
     await expect(openRunStore({ project, root: shared })).rejects.toMatchObject({
-      code: 'WF_RUNSTORE_PARTITION_MISMATCH',
+      code: 'WF_CATALOG_RUN_PARTITION_MISMATCH',
     });
   });
 
@@ -353,7 +353,7 @@ describe('partitions and path safety', () => {
     const linkedRoot = join(dir, 'linked-runs');
     symlinkSync(outside, linkedRoot);
     await expect(openRunStore({ project, root: linkedRoot })).rejects.toMatchObject({
-      code: 'WF_RUNSTORE_UNSAFE_PATH',
+      code: 'WF_CATALOG_RUN_UNSAFE_PATH',
     });
 
     await store.begin(startRecord('run-l'));
@@ -361,7 +361,7 @@ describe('partitions and path safety', () => {
     rmSync(join(runDir('run-l'), 'artifacts'), { recursive: true });
     symlinkSync(outside, join(runDir('run-l'), 'artifacts'));
     await expect(store.artifact('run-l', 'second', 2)).rejects.toMatchObject({
-      code: 'WF_RUNSTORE_UNSAFE_PATH',
+      code: 'WF_CATALOG_RUN_UNSAFE_PATH',
     });
     expect(readdirSync(outside)).toEqual([]);
     await store.finish('run-l', finishRecord());
@@ -370,9 +370,11 @@ describe('partitions and path safety', () => {
     symlinkSync(join(outside, 'run-l'), runDir('run-l'));
     expect(await store.show('run-l')).toMatchObject({
       ok: false,
-      error: { code: 'WF_RUNSTORE_UNSAFE_PATH' },
+      error: { code: 'WF_CATALOG_RUN_UNSAFE_PATH' },
     });
-    await expect(store.events('run-l')).rejects.toMatchObject({ code: 'WF_RUNSTORE_UNSAFE_PATH' });
+    await expect(store.events('run-l')).rejects.toMatchObject({
+      code: 'WF_CATALOG_RUN_UNSAFE_PATH',
+    });
     expect(await store.delete('run-l', { force: true })).toMatchObject({ ok: false });
     expect(existsSync(join(outside, 'run-l', 'run.json'))).toBe(true);
   });

@@ -1,5 +1,7 @@
 // The one error module of @wf/dsh-adapter. Expected outcomes (a refused launch, an unavailable
 // host service) are data; these codes name why.
+import { hasErrorBrand, WfError } from '@wf/errors';
+
 export const DSH_ERROR_CODES = {
   /** A task needs a provider capability (toolFilter, outputSchema...) the DSH provider lacks. */
   WF_DSH_CAPABILITY_MISSING: 'WF_DSH_CAPABILITY_MISSING',
@@ -15,29 +17,23 @@ export const DSH_ERROR_CODES = {
   WF_DSH_STRUCTURED_INVALID: 'WF_DSH_STRUCTURED_INVALID',
   /** A steering message could not be delivered (remote or finished child). */
   WF_DSH_SEND_UNAVAILABLE: 'WF_DSH_SEND_UNAVAILABLE',
+  /** An optional host service (user questions, jobs) is not mounted, or has no provider. */
+  WF_DSH_SERVICE_UNAVAILABLE: 'WF_DSH_SERVICE_UNAVAILABLE',
+  /** An optional host service threw for another reason. */
+  WF_DSH_SERVICE_FAILED: 'WF_DSH_SERVICE_FAILED',
+  /** A question was asked on behalf of a child agent, which may not ask the user. */
+  WF_DSH_QUESTION_DELEGATED: 'WF_DSH_QUESTION_DELEGATED',
+  /** A question was cancelled (its signal aborted) before the user answered. */
+  WF_DSH_QUESTION_CANCELLED: 'WF_DSH_QUESTION_CANCELLED',
 } as const;
 
 export type DshErrorCode = keyof typeof DSH_ERROR_CODES;
 
-const BRAND = Symbol.for('@wf/dsh-adapter.error');
+/** The adapter's error; `DshAdapterError.is` recognises it across package copies and realms. */
+export class DshAdapterError extends WfError<DshErrorCode> {
+  static override readonly brand: string = '@wf/dsh-adapter';
 
-export class DshAdapterError extends Error {
-  readonly code: DshErrorCode;
-  override readonly cause?: unknown;
-  readonly [BRAND] = true;
-
-  constructor(code: DshErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message);
-    this.name = 'DshAdapterError';
-    this.code = code;
-    if (options && 'cause' in options) this.cause = options.cause;
-  }
-
-  static is(value: unknown): value is DshAdapterError {
-    return (
-      typeof value === 'object' &&
-      value !== null &&
-      (value as { [BRAND]?: unknown })[BRAND] === true
-    );
+  static override is(value: unknown): value is DshAdapterError {
+    return hasErrorBrand(value, DshAdapterError.brand);
   }
 }

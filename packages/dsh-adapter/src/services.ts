@@ -2,6 +2,8 @@
 // Headless DSH mounts no approval answerer (request resolves 'unavailable') and no question
 // provider (ask throws NO_PROVIDER); a child agent may not ask at all (DELEGATED_CALLER).
 import type { ApprovalDecision, ApprovalRequest, Approver } from '@wf/engine';
+import { type Failure, failure } from '@wf/errors';
+import type { DshErrorCode } from './errors.js';
 import type {
   HostAgent,
   HostApproval,
@@ -105,16 +107,41 @@ export function createDshApprover(options: DshApproverOptions): Approver & {
   };
 }
 
+/** Why a question got no answer (the `reason` kept beside the error for existing callers). */
+export type QuestionFailureReason = 'unavailable' | 'delegated' | 'cancelled' | 'failed';
+
+/**
+ * A failed optional-service call: the one failure shape `{ ok: false, error: { code, message } }`.
+ * `reason` and `message` repeat it in the earlier form and are deprecated (removed once apps read
+ * `error`).
+ */
+export type ServiceFailure<R extends string> = Failure<DshErrorCode> & {
+  /** @deprecated Read `error.code`. */
+  readonly reason: R;
+  /** @deprecated Read `error.message`. */
+  readonly message: string;
+};
+
 export type QuestionOutcome =
   | {
       readonly ok: true;
       readonly answers: ReadonlyMap<string, { selected: string[]; custom?: string }>;
     }
-  | {
-      readonly ok: false;
-      readonly reason: 'unavailable' | 'delegated' | 'cancelled' | 'failed';
-      readonly message: string;
-    };
+  | ServiceFailure<QuestionFailureReason>;
+
+const REASON_CODE = {
+  unavailable: 'WF_DSH_SERVICE_UNAVAILABLE',
+  failed: 'WF_DSH_SERVICE_FAILED',
+  delegated: 'WF_DSH_QUESTION_DELEGATED',
+  cancelled: 'WF_DSH_QUESTION_CANCELLED',
+} as const satisfies Record<QuestionFailureReason, DshErrorCode>;
+
+function serviceFailure<R extends QuestionFailureReason>(
+  reason: R,
+  message: string,
+): ServiceFailure<R> {
+  return { ...failure(REASON_CODE[reason], message), reason, message };
+}
 
 /** `ctx.userQuestions.ask` as data: "nothing can answer" is `unavailable`, not a throw. */
 export async function askUser(
@@ -122,7 +149,7 @@ export async function askUser(
   request: { questions: HostQuestion[]; agent?: HostAgent; signal?: AbortSignal },
 ): Promise<QuestionOutcome> {
   if (!questions || typeof questions.ask !== 'function')
-    return { ok: false, reason: 'unavailable', message: 'no userQuestions service is mounted' };
+    return serviceFailure('unavailable', 'no userQuestions service is mounted');
   try {
     const answer = await questions.ask(request);
     const answers = new Map<string, { selected: string[]; custom?: string }>();
@@ -139,10 +166,10 @@ export async function askUser(
   } catch (error) {
     const code = (error as { code?: unknown })?.code;
     const message = error instanceof Error ? error.message : String(error);
-    if (request.signal?.aborted) return { ok: false, reason: 'cancelled', message };
-    if (code === 'NO_PROVIDER') return { ok: false, reason: 'unavailable', message };
-    if (code === 'DELEGATED_CALLER') return { ok: false, reason: 'delegated', message };
-    return { ok: false, reason: 'failed', message };
+    if (request.signal?.aborted) return serviceFailure('cancelled', message);
+    if (code === 'NO_PROVIDER') return serviceFailure('unavailable', message);
+    if (code === 'DELEGATED_CALLER') return serviceFailure('delegated', message);
+    return serviceFailure('failed', message);
   }
 }
 
@@ -172,7 +199,7 @@ export async function confirmWithUser(
     ...(input.agent ? { agent: input.agent } : {}),
     ...(input.signal ? { signal: input.signal } : {}),
   });
-  if (!out.ok) return { confirmed: false, reason: out.reason, message: out.message };
+  if (!out.ok) return { confirmed: false, reason: out.reason, message: out.error.message };
   const picked = out.answers.get(input.id)?.selected ?? [];
   return picked.includes(input.yesLabel)
     ? { confirmed: true }
@@ -181,7 +208,7 @@ export async function confirmWithUser(
 
 export type JobStartOutcome =
   | { readonly ok: true; readonly jobId: string }
-  | { readonly ok: false; readonly reason: 'unavailable' | 'failed'; readonly message: string };
+  | ServiceFailure<'unavailable' | 'failed'>;
 
 /** Hands background work to `ctx.jobs`, which then owns it (and cancels it with its owner). */
 export function startJob(
@@ -196,7 +223,7 @@ export function startJob(
   },
 ): JobStartOutcome {
   if (!jobs || typeof jobs.start !== 'function')
-    return { ok: false, reason: 'unavailable', message: 'no jobs service is mounted' };
+    return serviceFailure('unavailable', 'no jobs service is mounted');
   try {
     const jobId = jobs.start({
       kind: spec.kind,
@@ -210,10 +237,6 @@ export function startJob(
     });
     return { ok: true, jobId: String(jobId) };
   } catch (error) {
-    return {
-      ok: false,
-      reason: 'failed',
-      message: error instanceof Error ? error.message : String(error),
-    };
+    return serviceFailure('failed', error instanceof Error ? error.message : String(error));
   }
 }

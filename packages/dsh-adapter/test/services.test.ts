@@ -147,17 +147,27 @@ describe('user questions', () => {
     };
     expect(await askUser(noProvider, { questions: [{ id: 'q', question: '?' }] })).toMatchObject({
       ok: false,
+      error: { code: 'WF_DSH_SERVICE_UNAVAILABLE', message: 'no user-questions provider' },
       reason: 'unavailable',
     });
     const delegated = { ask: async () => Promise.reject(hostError('DELEGATED_CALLER', 'child')) };
     expect(await askUser(delegated, { questions: [{ id: 'q', question: '?' }] })).toMatchObject({
       ok: false,
+      error: { code: 'WF_DSH_QUESTION_DELEGATED' },
       reason: 'delegated',
     });
     expect(await askUser(undefined, { questions: [] })).toMatchObject({
       ok: false,
+      error: { code: 'WF_DSH_SERVICE_UNAVAILABLE' },
       reason: 'unavailable',
     });
+    const ac = new AbortController();
+    ac.abort();
+    const cancelled = await askUser(
+      { ask: async () => Promise.reject(new Error('aborted')) },
+      { questions: [{ id: 'q', question: '?' }], signal: ac.signal },
+    );
+    expect(cancelled).toMatchObject({ ok: false, error: { code: 'WF_DSH_QUESTION_CANCELLED' } });
   });
 
   it('confirms only on the yes label', async () => {
@@ -224,7 +234,11 @@ describe('jobs', () => {
       cancel() {},
       done: Promise.resolve({ status: 'completed' as const }),
     };
-    expect(startJob(undefined, spec)).toMatchObject({ ok: false, reason: 'unavailable' });
+    expect(startJob(undefined, spec)).toMatchObject({
+      ok: false,
+      error: { code: 'WF_DSH_SERVICE_UNAVAILABLE', message: 'no jobs service is mounted' },
+      reason: 'unavailable',
+    });
     expect(
       startJob(
         {
@@ -234,6 +248,11 @@ describe('jobs', () => {
         },
         spec,
       ),
-    ).toEqual({ ok: false, reason: 'failed', message: 'unknown job kind' });
+    ).toEqual({
+      ok: false,
+      error: { code: 'WF_DSH_SERVICE_FAILED', message: 'unknown job kind' },
+      reason: 'failed',
+      message: 'unknown job kind',
+    });
   });
 });

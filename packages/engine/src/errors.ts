@@ -1,5 +1,10 @@
 // The engine's error codes and its one error class. Run-control codes fail the whole run; the
-// others are ordinary failures a workflow can observe and handle.
+// others are ordinary failures a workflow can observe and handle. The run-control marker itself
+// (`data.runControl`) is defined once, in @wf/bridge.
+import { isRunControlError, type RunControlData } from '@wf/bridge';
+import { hasErrorBrand, WfError } from '@wf/errors';
+
+export { isRunControlError };
 
 export const ENGINE_ERROR_CODES = {
   /** `engine.start` / `engine.resume` got options it cannot run (shape, trust class). */
@@ -74,43 +79,22 @@ export const RUN_CONTROL_CODES: readonly EngineErrorCode[] = Object.freeze([
   'WF_ENGINE_OUTPUT_LIMIT',
 ]);
 
-const BRAND = Symbol.for('@wf/engine.error');
+export class EngineError extends WfError<EngineErrorCode> {
+  static override readonly brand: string = '@wf/engine';
 
-export class EngineError extends Error {
-  readonly code: EngineErrorCode;
   /** JSON copied onto the guest error by the sandbox; `runControl` marks run-control errors. */
-  readonly data: { readonly runControl: boolean; readonly [key: string]: unknown };
-  override readonly cause?: unknown;
-  readonly [BRAND] = true;
+  readonly data: RunControlData;
 
   constructor(
     code: EngineErrorCode,
     message: string,
-    options: { cause?: unknown; data?: { readonly [key: string]: unknown } } = {},
+    options: { cause?: unknown; hint?: string; data?: { readonly [key: string]: unknown } } = {},
   ) {
-    super(message);
-    this.name = 'EngineError';
-    this.code = code;
+    super(code, message, options);
     this.data = { ...options.data, runControl: RUN_CONTROL_CODES.includes(code) };
-    if (options.cause !== undefined) this.cause = options.cause;
   }
 
-  static is(value: unknown): value is EngineError {
-    return (
-      typeof value === 'object' &&
-      value !== null &&
-      (value as { [BRAND]?: unknown })[BRAND] === true
-    );
+  static override is(value: unknown): value is EngineError {
+    return hasErrorBrand(value, EngineError.brand);
   }
-}
-
-/** True for any error (engine, bridge, guest-rebuilt) marked as run control. */
-export function isRunControlError(value: unknown): boolean {
-  if (typeof value !== 'object' || value === null) return false;
-  const data = (value as { data?: unknown }).data;
-  return (
-    typeof data === 'object' &&
-    data !== null &&
-    (data as { runControl?: unknown }).runControl === true
-  );
 }

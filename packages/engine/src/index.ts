@@ -35,7 +35,11 @@ export type {
   SimulatedAgentsOptions,
   SimulatedResponse,
 } from './simulated-agents.js';
-export { createSimulatedAgents, sampleFromSchema } from './simulated-agents.js';
+export {
+  createSimulatedAgents,
+  SIMULATED_ANSWER_LIMITS,
+  sampleFromSchema,
+} from './simulated-agents.js';
 export type { SmokeOptions, SmokeResult } from './smoke.js';
 export { smokeRun } from './smoke.js';
 export type {

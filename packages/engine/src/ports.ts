@@ -1,11 +1,14 @@
 // The engine's ports: interfaces that other packages implement structurally (catalog-fs: the
 // RunRecorder; dsh-adapter: the AgentProvider and Approver) and apps/plugin wires together.
-// The engine never imports those packages (DESIGN.md section 3).
+// The engine never imports those packages (DESIGN.md section 3). Task-level vocabulary (model
+// hints, isolation, verification) is the @wf/bridge contract's, not redeclared here.
+import type { IsolationMode, ModelHint, TaskVerification } from '@wf/bridge';
 
 /** A JSON Schema object (the subset providers and ajv accept). */
 export type JsonSchema = { readonly [key: string]: unknown };
 
-export type ModelTier = 'fast' | 'balanced' | 'deep';
+/** The bridge's `ModelHint`, under the name providers know. */
+export type ModelTier = ModelHint;
 
 export type Trust = 'trusted-package' | 'capability-generated' | 'trusted-local';
 
@@ -23,14 +26,8 @@ export interface ProviderCapabilities {
   readonly agentOptions?: boolean;
 }
 
-export interface VerificationRequest {
-  readonly enforcement?: 'hard' | 'warn';
-  readonly requiresMutation?: boolean;
-  readonly requiredChangedPaths?: readonly string[];
-  readonly requiredReadPaths?: readonly string[];
-  readonly minFinalTextChars?: number;
-  readonly rejectPreparatoryFinalText?: boolean;
-}
+/** A task's `verification`, as the bridge contract defines it. */
+export type VerificationRequest = TaskVerification;
 
 /** One child to launch, as the engine hands it to a provider (already validated). */
 export interface AgentRequest {
@@ -49,7 +46,7 @@ export interface AgentRequest {
   readonly model?: string;
   readonly maxTokens?: number;
   readonly effort?: string;
-  readonly isolation?: 'shared-cwd' | 'worktree';
+  readonly isolation?: IsolationMode;
   readonly evidenceRefs?: readonly string[];
   readonly verification?: VerificationRequest;
   readonly outputSchema?: JsonSchema;

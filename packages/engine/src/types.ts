@@ -1,14 +1,15 @@
-// Public types of the engine API (start options, handles, limits, task results).
+// Public types of the engine API (start options, handles, limits); the task types come from @wf/bridge.
 import type {
-  AgentProvider,
-  Approver,
-  JsonSchema,
-  ModelTier,
-  RunCost,
-  RunEvent,
-  RunRecorder,
-  Trust,
-} from './ports.js';
+  TaskResult as ApiTaskResult,
+  TaskFailure,
+  TaskInput,
+  TaskSnapshot as ApiTaskSnapshot,
+  TaskStatus,
+  WorkflowApi,
+} from '@wf/bridge';
+import type { AgentProvider, Approver, RunCost, RunEvent, RunRecorder, Trust } from './ports.js';
+
+export type { TaskFailure, TaskInput, TaskStatus };
 
 /** Engine-wide limits; a run gets the tighter of these and its manifest. */
 export interface EngineLimits {
@@ -158,108 +159,15 @@ export interface Engine {
   readonly limits: EngineLimits;
 }
 
-/** A task as workflows pass it to spawnAgent / runAgent. */
-export interface TaskInput {
-  readonly name: string;
-  readonly prompt: string;
-  readonly phase?: string;
-  readonly scopeSummary?: string;
-  readonly constraints?: readonly string[];
-  readonly readOnly?: boolean;
-  readonly subagentType?: string;
-  readonly modelHint?: ModelTier;
-  readonly provider?: string;
-  readonly model?: string;
-  readonly isolation?: 'shared-cwd' | 'worktree';
-  readonly effort?: string;
-  readonly maxTokens?: number;
-  readonly evidenceRefs?: readonly string[];
-  readonly verification?: { readonly [key: string]: unknown };
-  readonly outputSchema?: JsonSchema;
-  readonly terseResult?: boolean;
-}
+// The task types and the `wf` API are the bridge's (one contract, DESIGN.md section 3): the
+// engine re-exports them and never redeclares them. `structured` is `unknown` on the engine side:
+// it holds whatever passed the task's own schema.
 
-export type TaskStatus = 'completed' | 'completed_unverified' | 'failed' | 'stopped';
+/** What `wait` / `runAgent` return for a finished child (the bridge's `TaskResult`). */
+export type TaskResult = ApiTaskResult<unknown>;
 
-/** What `wait` / `runAgent` return for a finished child. */
-export interface TaskResult {
-  readonly taskId: string;
-  readonly name: string;
-  readonly kind: 'task' | 'synthesis';
-  readonly status: TaskStatus;
-  readonly finalText: string;
-  /** The same string as finalText. */
-  readonly text: string;
-  readonly structured?: unknown;
-  readonly phase?: string;
-  readonly childId?: string;
-  readonly stopReason?: string;
-  readonly provider: string;
-  readonly error?: { readonly code: string; readonly message: string };
-  readonly startedAt: number;
-  readonly endedAt: number;
-  readonly durationMs: number;
-  readonly usage: {
-    readonly inputTokens: number;
-    readonly outputTokens: number;
-    readonly cacheReadTokens: number;
-    readonly totalTokens: number;
-  };
-  readonly repaired?: boolean;
-  readonly verification?: { readonly ok: boolean; readonly reasons: readonly string[] };
-  readonly origin: 'executed' | 'replayed';
-}
+/** Live state of a task (the bridge's `TaskSnapshot`). */
+export type TaskSnapshot = ApiTaskSnapshot<unknown>;
 
-export interface TaskSnapshot {
-  readonly taskId: string;
-  readonly name: string;
-  readonly status: 'queued' | 'running' | TaskStatus;
-  readonly phase?: string;
-  readonly childId?: string;
-  readonly lastText?: string;
-  readonly finalText?: string;
-  readonly structured?: unknown;
-  readonly startedAt?: number;
-  readonly endedAt?: number;
-}
-
-/** Why the most recent runAgent (or parallel lane) returned null. */
-export interface TaskFailure {
-  readonly taskId: string | null;
-  readonly name: string;
-  readonly status: 'failed' | 'stopped';
-  readonly error: { readonly code: string; readonly message: string };
-}
-
-/** The `wf` a trusted-local host function receives (same semantics as the guest's `wf`). */
-export interface HostWorkflowApi {
-  readonly runId: string;
-  readonly args: unknown;
-  readonly budget: {
-    readonly total: number | null;
-    spent(): number;
-    remaining(): number | null;
-  };
-  phase<T>(name: string, fn: () => Promise<T> | T): Promise<T>;
-  spawnAgent(input: TaskInput): Promise<{ taskId: string; name: string }>;
-  runAgent(input: TaskInput): Promise<TaskResult | null>;
-  wait(taskId: string, options?: { timeoutMs?: number }): Promise<TaskResult>;
-  snapshot(taskId: string): Promise<TaskSnapshot>;
-  output(taskId: string): Promise<TaskSnapshot>;
-  send(taskId: string, text: string): Promise<void>;
-  stop(taskId: string, reason?: string): Promise<void>;
-  parallel<T>(
-    thunks: readonly (() => Promise<T> | T)[],
-    options?: { concurrency?: number },
-  ): Promise<(T | null)[]>;
-  pipeline(
-    items: readonly unknown[],
-    ...stages: ((value: unknown, item: unknown, index: number) => unknown)[]
-  ): Promise<unknown[]>;
-  synthesize(input: { inputs: unknown; rubric: string }): Promise<{ text: string }>;
-  workflow(name: string, args?: unknown): Promise<unknown>;
-  artifact(name: string, value: unknown): Promise<{ name: string; path: string; ref: string }>;
-  log(message: string | { message: string; data?: unknown }): void;
-  readFile(path: string): Promise<string>;
-  lastFailure(): TaskFailure | null;
-}
+/** The `wf` a trusted-local host function receives: the same `WorkflowApi` as the guest's. */
+export type HostWorkflowApi = WorkflowApi;

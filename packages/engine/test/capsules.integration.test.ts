@@ -1,22 +1,19 @@
 // Capsules in the earlier plugin's dsh.workflow v1 format run unchanged through smokeRun and
 // the engine: review -> verify -> synthesize, a loop until no new findings, classify then act.
 import { readdirSync, readFileSync } from 'node:fs';
-import { createSandbox, type Sandbox } from '@wf/sandbox';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Sandbox } from '@wf/sandbox';
+import { describe, expect, it } from 'vitest';
 import {
   createEngine,
   createMemoryRecorder,
   createSimulatedAgents,
   smokeRun,
 } from '../src/index.js';
-import { byType, childLifecycles, runToEnd } from './helpers.js';
+import { byType, childLifecycles, runToEnd, shareSandbox } from './helpers.js';
 
 let sandbox: Sandbox;
-beforeAll(async () => {
-  sandbox = await createSandbox({ poolSize: 1 });
-});
-afterAll(async () => {
-  await sandbox.close();
+shareSandbox((s) => {
+  sandbox = s;
 });
 
 const dir = new URL('./fixtures/capsules/', import.meta.url);

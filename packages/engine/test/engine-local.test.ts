@@ -222,7 +222,7 @@ describe('trusted-local runs', () => {
 
   it('validates structured output, repairs once, and fails a task still invalid', async () => {
     const schema = {
-      type: 'object',
+      type: 'object' as const,
       properties: { verdict: { type: 'string', enum: ['ok', 'bad'] } },
       required: ['verdict'],
       additionalProperties: false,

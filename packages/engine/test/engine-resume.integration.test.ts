@@ -1,8 +1,8 @@
 // Journal and resume through the real sandbox: a run cut off mid-way resumes from its journal,
 // answers journaled calls without re-running their children, and ends with the result an
 // uninterrupted run gives. A changed source diverges with a clear error.
-import { createSandbox, type Sandbox } from '@wf/sandbox';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Sandbox } from '@wf/sandbox';
+import { describe, expect, it } from 'vitest';
 import {
   createEngine,
   createMemoryRecorder,
@@ -11,14 +11,11 @@ import {
   type RunRecorder,
 } from '../src/index.js';
 import { REVIEW_ARGS, REVIEW_MANIFEST, REVIEW_SOURCE } from './fixtures/review-flow.js';
-import { byType, runToEnd } from './helpers.js';
+import { byType, runToEnd, shareSandbox } from './helpers.js';
 
 let sandbox: Sandbox;
-beforeAll(async () => {
-  sandbox = await createSandbox({ poolSize: 1 });
-});
-afterAll(async () => {
-  await sandbox.close();
+shareSandbox((s) => {
+  sandbox = s;
 });
 
 const start = (runId?: string) => ({

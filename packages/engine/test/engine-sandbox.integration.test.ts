@@ -3,22 +3,19 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createSandbox, type Sandbox } from '@wf/sandbox';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Sandbox } from '@wf/sandbox';
+import { describe, expect, it } from 'vitest';
 import {
   createEngine,
   createMemoryRecorder,
   createSimulatedAgents,
   type SimulatedAgentsOptions,
 } from '../src/index.js';
-import { byType, childLifecycles, manifest, runToEnd } from './helpers.js';
+import { byType, childLifecycles, manifest, runToEnd, shareSandbox } from './helpers.js';
 
 let sandbox: Sandbox;
-beforeAll(async () => {
-  sandbox = await createSandbox({ poolSize: 1 });
-});
-afterAll(async () => {
-  await sandbox.close();
+shareSandbox((s) => {
+  sandbox = s;
 });
 
 const src = (body: string) => `async function run(wf, args) {\n${body}\n}`;

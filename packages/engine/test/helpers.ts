@@ -1,4 +1,7 @@
-// Shared test helpers: a valid manifest, run-to-completion with collected events.
+// Shared test helpers: a valid manifest, run-to-completion with collected events, and one real
+// sandbox per test file.
+import { createSandbox, type Sandbox } from '@wf/sandbox';
+import { afterAll, beforeAll } from 'vitest';
 import type { RunEvent } from '../src/index.js';
 import type { Engine, RunDone, StartOptions } from '../src/index.js';
 
@@ -42,4 +45,16 @@ export function childLifecycles(events: readonly RunEvent[]): Map<string, string
     out.set(id, [...(out.get(id) ?? []), e.type]);
   }
   return out;
+}
+
+/** Creates one real sandbox (one worker) before the file's tests and closes it after them. */
+export function shareSandbox(set: (sandbox: Sandbox) => void): void {
+  let created: Sandbox | undefined;
+  beforeAll(async () => {
+    created = await createSandbox({ poolSize: 1 });
+    set(created);
+  });
+  afterAll(async () => {
+    await created?.close();
+  });
 }

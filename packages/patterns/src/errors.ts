@@ -1,5 +1,6 @@
 // The patterns package's error codes and its one error class. Expected outcomes (a diff that is not
 // a diff, options out of range) are returned as data; the class is thrown only for I/O conflicts.
+import { hasErrorBrand, WfError } from '@wf/errors';
 
 export const PATTERNS_ERROR_CODES = {
   /** `buildReviewPackets` got text that contains no unified-diff file section. */
@@ -14,22 +15,11 @@ export const PATTERNS_ERROR_CODES = {
 
 export type PatternsErrorCode = (typeof PATTERNS_ERROR_CODES)[keyof typeof PATTERNS_ERROR_CODES];
 
-const BRAND = Symbol.for('@wf/patterns.error');
+/** Thrown only for I/O conflicts; `PatternsError.is` recognises it across copies and realms. */
+export class PatternsError extends WfError<PatternsErrorCode> {
+  static override readonly brand: string = '@wf/patterns';
 
-export class PatternsError extends Error {
-  readonly code: PatternsErrorCode;
-  override readonly cause: unknown;
-
-  constructor(code: PatternsErrorCode, message: string, options: { cause?: unknown } = {}) {
-    super(message);
-    this.name = 'PatternsError';
-    this.code = code;
-    this.cause = options.cause;
-    // Identity survives realm crossings where `instanceof` does not.
-    Object.defineProperty(this, BRAND, { value: true });
-  }
-
-  static is(value: unknown): value is PatternsError {
-    return typeof value === 'object' && value !== null && BRAND in value;
+  static override is(value: unknown): value is PatternsError {
+    return hasErrorBrand(value, PatternsError.brand);
   }
 }

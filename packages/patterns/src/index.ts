@@ -10,7 +10,7 @@ export { scopedReview } from './capsules/scoped-review.js';
 export { tournament } from './capsules/tournament.js';
 export { BUILT_INS, findShippedWorkflow, PATTERNS, SHIPPED_WORKFLOWS } from './catalog.js';
 export { PATTERNS_ERROR_CODES, PatternsError, type PatternsErrorCode } from './errors.js';
-export { MIN_DSH_VERSION } from './internal/define.js';
+export { MIN_DSH_VERSION } from './dsh-version.js';
 export {
   type BuildReviewPacketsResult,
   buildReviewPackets,

@@ -99,6 +99,31 @@ describe('buildReviewPackets errors', () => {
     expect(r.packets[0]?.diff).toBe(extra);
   });
 
+  it('takes the paths of a pure rename or copy from its rename/copy lines', () => {
+    // The `diff --git` line is ambiguous (both paths contain " b/"), so only the extended
+    // header lines can say which path is which.
+    for (const [verb, change] of [
+      ['rename', 'renamed'],
+      ['copy', 'copied'],
+    ] as const) {
+      const diff = [
+        'diff --git a/old b/x.ts b/new b/x.ts',
+        'similarity index 100%',
+        `${verb} from old b/x.ts`,
+        `${verb} to new b/x.ts`,
+        '',
+      ].join('\n');
+      expect(okOf(diff).files).toEqual([
+        expect.objectContaining({
+          path: 'new b/x.ts',
+          oldPath: 'old b/x.ts',
+          change,
+          similarity: 100,
+        }),
+      ]);
+    }
+  });
+
   it('accepts an empty context line whose space was stripped', () => {
     const stripped = simple.replace('\n one\n', '\n\n').replace('-1,3 +1,3', '-1,3 +1,3');
     const r = okOf(stripped);

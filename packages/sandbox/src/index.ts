@@ -3,7 +3,7 @@
 export { createSandbox } from './sandbox.js';
 export { SANDBOX_ERROR_CODES, SandboxError } from './errors.js';
 export type { SandboxErrorCode } from './errors.js';
-export { DEFAULT_LIMITS } from './internal/limits.js';
+export { DEFAULT_LIMITS } from './default-limits.js';
 export type {
   Capability,
   CapabilityContext,

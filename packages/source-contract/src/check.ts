@@ -159,7 +159,7 @@ function toDiagnostic(finding: Finding, severity: Diagnostic['severity']): Diagn
 }
 
 /**
- * Checks untrusted workflow source against the static contract. Lint findings (`WF_LINT_*`) are
+ * Checks untrusted workflow source against the static contract. Lint findings (`WF_SOURCE_LINT_*`) are
  * warnings, or errors with `profile: 'authoring'`. Diagnostics are sorted by position.
  */
 export function checkWorkflowSource(source: string, options: CheckOptions = {}): CheckResult {

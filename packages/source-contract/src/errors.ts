@@ -1,7 +1,11 @@
 // The source contract's codes and its one error class. Diagnostics are data (`{ ok: false, errors }`);
 // the class is thrown only for caller bugs (invalid options), never for hostile source.
+import { hasErrorBrand, WfError } from '@wf/errors';
 
-/** Codes a Diagnostic can carry. `WF_SOURCE_*` are contract violations, `WF_LINT_*` quality findings. */
+/**
+ * Codes a Diagnostic can carry. `WF_SOURCE_LINT_*` are quality findings, every other
+ * `WF_SOURCE_*` a contract violation.
+ */
 export const SOURCE_CONTRACT_CODES = {
   /** The source is not a string. */
   WF_SOURCE_NOT_TEXT: 'WF_SOURCE_NOT_TEXT',
@@ -26,15 +30,15 @@ export const SOURCE_CONTRACT_CODES = {
   /** Brackets nest deeper than the depth cap, or the parser ran out of stack. */
   WF_SOURCE_TOO_DEEP: 'WF_SOURCE_TOO_DEEP',
   /** `while (true)` / `for (;;)` with no break, return or throw that leaves it. */
-  WF_LINT_UNBOUNDED_LOOP: 'WF_LINT_UNBOUNDED_LOOP',
+  WF_SOURCE_LINT_UNBOUNDED_LOOP: 'WF_SOURCE_LINT_UNBOUNDED_LOOP',
   /** `run` never calls an agent method (runAgent, spawnAgent, synthesize, workflow). */
-  WF_LINT_NO_AGENT_WORK: 'WF_LINT_NO_AGENT_WORK',
+  WF_SOURCE_LINT_NO_AGENT_WORK: 'WF_SOURCE_LINT_NO_AGENT_WORK',
   /** An agent call whose promise is neither awaited, returned nor stored. */
-  WF_LINT_UNAWAITED_AGENT: 'WF_LINT_UNAWAITED_AGENT',
+  WF_SOURCE_LINT_UNAWAITED_AGENT: 'WF_SOURCE_LINT_UNAWAITED_AGENT',
   /** A free reference to a name the workflow runtime does not define (`console`, `document`, ...). */
-  WF_LINT_UNKNOWN_GLOBAL: 'WF_LINT_UNKNOWN_GLOBAL',
+  WF_SOURCE_LINT_UNKNOWN_GLOBAL: 'WF_SOURCE_LINT_UNKNOWN_GLOBAL',
   /** A `wf.<name>` member that is not a method of the workflow API. */
-  WF_LINT_UNKNOWN_WF_METHOD: 'WF_LINT_UNKNOWN_WF_METHOD',
+  WF_SOURCE_LINT_UNKNOWN_WF_METHOD: 'WF_SOURCE_LINT_UNKNOWN_WF_METHOD',
 } as const;
 
 export type SourceContractCode = keyof typeof SOURCE_CONTRACT_CODES;
@@ -47,27 +51,16 @@ export const SOURCE_CONTRACT_ERROR_CODES = {
 
 export type SourceContractErrorCode = keyof typeof SOURCE_CONTRACT_ERROR_CODES;
 
-const BRAND = Symbol.for('@wf/source-contract.error');
+/** Thrown only for invalid options. `SourceContractError.is` recognises it across realms. */
+export class SourceContractError extends WfError<SourceContractErrorCode> {
+  static override readonly brand: string = '@wf/source-contract';
 
-/** Thrown only for invalid options. Identified across realms by `isSourceContractError`. */
-export class SourceContractError extends Error {
-  readonly code: SourceContractErrorCode;
-  override readonly cause: unknown;
-  readonly [BRAND] = true;
-
-  constructor(code: SourceContractErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message);
-    this.name = 'SourceContractError';
-    this.code = code;
-    this.cause = options?.cause;
+  static override is(value: unknown): value is SourceContractError {
+    return hasErrorBrand(value, SourceContractError.brand);
   }
 }
 
-/** True for a SourceContractError from any copy of this package (brand check, not instanceof). */
+/** @deprecated Use `SourceContractError.is`; kept so existing callers keep compiling. */
 export function isSourceContractError(value: unknown): value is SourceContractError {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    (value as Record<symbol, unknown>)[BRAND] === true
-  );
+  return SourceContractError.is(value);
 }

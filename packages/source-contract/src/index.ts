@@ -9,8 +9,8 @@ export {
   type SourceContractCode,
   type SourceContractErrorCode,
 } from './errors.js';
-export { FORBIDDEN_GLOBALS, FORBIDDEN_MEMBERS, KNOWN_GLOBALS } from './internal/policy.js';
-export { WF_METHODS, type WfMethodKind, type WfMethodName } from './internal/wf-methods.js';
+export { FORBIDDEN_GLOBALS, FORBIDDEN_MEMBERS, KNOWN_GLOBALS } from './policy.js';
+export { WF_METHODS, type WfMethodKind, type WfMethodName } from './wf-methods.js';
 export {
   type CheckOptions,
   type CheckProfile,

@@ -98,9 +98,14 @@ describe('options', () => {
 
   it('recognises the error by its brand across copies, not by instanceof', () => {
     const foreign = Object.assign(new Error('x'), {
-      [Symbol.for('@wf/source-contract.error')]: true,
+      [Symbol.for('@wf/errors.brand')]: '@wf/source-contract',
     });
     expect(isSourceContractError(foreign)).toBe(true);
+    expect(SourceContractError.is(foreign)).toBe(true);
+    const other = Object.assign(new Error('x'), {
+      [Symbol.for('@wf/errors.brand')]: '@wf/sandbox',
+    });
+    expect(SourceContractError.is(other)).toBe(false);
     expect(isSourceContractError(new Error('x'))).toBe(false);
     expect(isSourceContractError(null)).toBe(false);
   });

@@ -3,9 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { checkWorkflowSource } from '../src/index.js';
 import { errorCodes, inRun, warningCodes } from './helpers.js';
 
-const LOOP = 'WF_LINT_UNBOUNDED_LOOP';
+const LOOP = 'WF_SOURCE_LINT_UNBOUNDED_LOOP';
 
-describe('WF_LINT_UNBOUNDED_LOOP', () => {
+describe('WF_SOURCE_LINT_UNBOUNDED_LOOP', () => {
   it.each([
     ['while (true)', 'while (true) { await wf.runAgent({}); }'],
     ['for (;;)', 'for (;;) { await wf.runAgent({}); }'],
@@ -60,11 +60,13 @@ describe('WF_LINT_UNBOUNDED_LOOP', () => {
   });
 });
 
-describe('WF_LINT_NO_AGENT_WORK', () => {
+describe('WF_SOURCE_LINT_NO_AGENT_WORK', () => {
   it('flags a run that never calls an agent method, at the run name', () => {
     const result = checkWorkflowSource('async function run(wf, args) {\n  return args.x;\n}');
     expect(result.ok).toBe(true);
-    expect(result.warnings).toMatchObject([{ code: 'WF_LINT_NO_AGENT_WORK', line: 1, column: 16 }]);
+    expect(result.warnings).toMatchObject([
+      { code: 'WF_SOURCE_LINT_NO_AGENT_WORK', line: 1, column: 16 },
+    ]);
   });
 
   it.each([
@@ -77,18 +79,18 @@ describe('WF_LINT_NO_AGENT_WORK', () => {
     ['a computed literal', "return wf['runAgent']({});"],
   ])('accepts agent work through %s', (_name, body) => {
     const source = `async function run(wf, args) { ${body} }\nfunction ask(api) { return api.runAgent({}); }`;
-    expect(warningCodes(source)).not.toContain('WF_LINT_NO_AGENT_WORK');
+    expect(warningCodes(source)).not.toContain('WF_SOURCE_LINT_NO_AGENT_WORK');
   });
 
   it('does not count wf.parallel or wf.log alone', () => {
     expect(warningCodes('async function run(wf) { wf.log("x"); return wf.parallel([]); }')).toEqual(
-      ['WF_LINT_NO_AGENT_WORK'],
+      ['WF_SOURCE_LINT_NO_AGENT_WORK'],
     );
   });
 });
 
-describe('WF_LINT_UNAWAITED_AGENT', () => {
-  const U = 'WF_LINT_UNAWAITED_AGENT';
+describe('WF_SOURCE_LINT_UNAWAITED_AGENT', () => {
+  const U = 'WF_SOURCE_LINT_UNAWAITED_AGENT';
   it.each([
     ['a bare statement', 'wf.runAgent({});'],
     ['spawnAgent', 'wf.spawnAgent({});'],
@@ -128,10 +130,10 @@ describe('WF_LINT_UNAWAITED_AGENT', () => {
   });
 });
 
-describe('WF_LINT_UNKNOWN_WF_METHOD', () => {
+describe('WF_SOURCE_LINT_UNKNOWN_WF_METHOD', () => {
   it('suggests the closest wf method', () => {
     const [w] = checkWorkflowSource(inRun('return wf.runAgnet({});')).warnings;
-    expect(w).toMatchObject({ code: 'WF_LINT_UNKNOWN_WF_METHOD', line: 3, column: 13 });
+    expect(w).toMatchObject({ code: 'WF_SOURCE_LINT_UNKNOWN_WF_METHOD', line: 3, column: 13 });
     expect(w?.hint).toContain('wf.runAgent');
   });
 
@@ -145,7 +147,7 @@ describe('WF_LINT_UNKNOWN_WF_METHOD', () => {
   it('checks the keys of a destructured wf parameter', () => {
     const source = 'async function run({ runAgent, spawnAgnet }, args) { return runAgent(args); }';
     const [w] = checkWorkflowSource(source).warnings;
-    expect(w).toMatchObject({ code: 'WF_LINT_UNKNOWN_WF_METHOD', line: 1, column: 32 });
+    expect(w).toMatchObject({ code: 'WF_SOURCE_LINT_UNKNOWN_WF_METHOD', line: 1, column: 32 });
     expect(w?.hint).toContain('spawnAgent');
   });
 
@@ -163,9 +165,9 @@ describe('profiles', () => {
     const result = checkWorkflowSource(source);
     expect(result.ok).toBe(true);
     expect(result.warnings.map((w) => [w.code, w.severity])).toEqual([
-      ['WF_LINT_UNBOUNDED_LOOP', 'warning'],
-      ['WF_LINT_UNAWAITED_AGENT', 'warning'],
-      ['WF_LINT_UNKNOWN_GLOBAL', 'warning'],
+      ['WF_SOURCE_LINT_UNBOUNDED_LOOP', 'warning'],
+      ['WF_SOURCE_LINT_UNAWAITED_AGENT', 'warning'],
+      ['WF_SOURCE_LINT_UNKNOWN_GLOBAL', 'warning'],
     ]);
   });
 
@@ -174,9 +176,9 @@ describe('profiles', () => {
     expect(result.ok).toBe(false);
     expect(result.warnings).toEqual([]);
     expect(errorCodes(source, { profile: 'authoring' })).toEqual([
-      'WF_LINT_UNBOUNDED_LOOP',
-      'WF_LINT_UNAWAITED_AGENT',
-      'WF_LINT_UNKNOWN_GLOBAL',
+      'WF_SOURCE_LINT_UNBOUNDED_LOOP',
+      'WF_SOURCE_LINT_UNAWAITED_AGENT',
+      'WF_SOURCE_LINT_UNKNOWN_GLOBAL',
     ]);
     if (!result.ok) expect(result.errors.every((e) => e.severity === 'error')).toBe(true);
   });
@@ -186,7 +188,7 @@ describe('profiles', () => {
     expect(result.ok).toBe(false);
     if (!result.ok) {
       expect(result.errors.map((e) => e.code)).toEqual(['WF_SOURCE_FORBIDDEN_NAME']);
-      expect(result.warnings.map((e) => e.code)).toEqual(['WF_LINT_UNBOUNDED_LOOP']);
+      expect(result.warnings.map((e) => e.code)).toEqual(['WF_SOURCE_LINT_UNBOUNDED_LOOP']);
     }
   });
 });

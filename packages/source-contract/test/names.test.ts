@@ -201,12 +201,12 @@ describe('unknown globals (lint)', () => {
     const source = inRun('console.log(1); console.error(2); return 1;');
     expect(errorCodes(source)).toEqual([]);
     const result = warningCodes(source);
-    expect(result).toEqual(['WF_LINT_UNKNOWN_GLOBAL']);
+    expect(result).toEqual(['WF_SOURCE_LINT_UNKNOWN_GLOBAL']);
   });
 
   it('tells a helper that reads wf to take it as a parameter', () => {
     const source = `${inRun('return helper();')}function helper() { return wf.runAgent({}); }\n`;
-    expect(warningCodes(source)).toEqual(['WF_LINT_UNKNOWN_GLOBAL']);
+    expect(warningCodes(source)).toEqual(['WF_SOURCE_LINT_UNKNOWN_GLOBAL']);
   });
 
   it('knows the QuickJS globals', () => {
@@ -219,9 +219,9 @@ describe('unknown globals (lint)', () => {
     const source = inRun('return [toString, hasOwnProperty, valueOf];');
     const warnings = warningCodes(source);
     expect(warnings).toEqual([
-      'WF_LINT_UNKNOWN_GLOBAL',
-      'WF_LINT_UNKNOWN_GLOBAL',
-      'WF_LINT_UNKNOWN_GLOBAL',
+      'WF_SOURCE_LINT_UNKNOWN_GLOBAL',
+      'WF_SOURCE_LINT_UNKNOWN_GLOBAL',
+      'WF_SOURCE_LINT_UNKNOWN_GLOBAL',
     ]);
   });
 });

@@ -10,7 +10,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 const repo = join(here, '..', '..', '..');
 const script = join(here, '..', 'gen-wf-methods.mjs');
 const SOURCE = 'packages/bridge/src/methods.ts';
-const TARGET = 'packages/source-contract/src/internal/wf-methods.ts';
+const TARGET = 'packages/source-contract/src/wf-methods.ts';
 let root = '';
 
 function run(args: string[]): { code: number; out: string } {

@@ -71,6 +71,30 @@ describe('graph check', () => {
     );
   });
 
+  it('lets the lowest layers import the @wf/errors kit, and the kit import nothing', () => {
+    base(['packages/bridge', 'packages/errors', 'packages/sandbox']);
+    pkg('packages/errors', { name: '@wf/errors' }, { 'index.ts': 'export class WfError {}' });
+    pkg(
+      'packages/sandbox',
+      { name: '@wf/sandbox', dependencies: { '@wf/errors': 'workspace:^' } },
+      { 'index.ts': "import { WfError } from '@wf/errors';\nexport class E extends WfError {}" },
+      ['../errors'],
+    );
+    expect(run()).toMatchObject({ code: 0 });
+
+    pkg(
+      'packages/errors',
+      { name: '@wf/errors', dependencies: { '@wf/bridge': 'workspace:^' } },
+      { 'index.ts': "import { a } from '@wf/bridge';\nexport const b = a;" },
+      ['../bridge'],
+    );
+    const r = run();
+    expect(r.code).toBe(1);
+    expect(r.out).toContain(
+      'depends on @wf/bridge, which DESIGN.md does not allow below @wf/errors',
+    );
+  });
+
   it('refuses an import that package.json does not declare, and a deep import', () => {
     base(['packages/bridge', 'packages/catalog-fs']);
     pkg(

@@ -91,7 +91,7 @@ async function loadRun(store: RunStore, target: string) {
   const summary = shown.run;
   if (!summary.snapshot) {
     throw storeError(
-      summary.error ?? { code: 'WF_RUNSTORE_CORRUPT', message: 'run.json cannot be read' },
+      summary.error ?? { code: 'WF_CATALOG_RUN_CORRUPT', message: 'run.json cannot be read' },
       runId,
     );
   }

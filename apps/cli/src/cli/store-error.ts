@@ -2,7 +2,7 @@
 import { CliError } from './errors.js';
 
 export function storeError(error: { code: string; message: string }, runId: string): CliError {
-  if (error.code === 'WF_RUNSTORE_NOT_FOUND' || error.code === 'WF_RUNSTORE_INVALID_ID') {
+  if (error.code === 'WF_CATALOG_RUN_NOT_FOUND' || error.code === 'WF_CATALOG_RUN_INVALID_ID') {
     return new CliError(
       'WF_CLI_RUN_NOT_FOUND',
       `no run ${JSON.stringify(runId)} in this project: ${error.message}`,
@@ -11,15 +11,15 @@ export function storeError(error: { code: string; message: string }, runId: stri
       },
     );
   }
-  if (error.code === 'WF_RUNSTORE_ACTIVE' || error.code === 'WF_RUNSTORE_NOT_TERMINAL') {
+  if (error.code === 'WF_CATALOG_RUN_ACTIVE' || error.code === 'WF_CATALOG_RUN_NOT_TERMINAL') {
     return new CliError('WF_CLI_RUN_ACTIVE', error.message, {
       hint:
-        error.code === 'WF_RUNSTORE_NOT_TERMINAL'
+        error.code === 'WF_CATALOG_RUN_NOT_TERMINAL'
           ? 'a stale record whose owner is gone can be deleted with --force'
           : 'wait for the run to end, or stop it first',
     });
   }
-  if (error.code === 'WF_RUNSTORE_CORRUPT' || error.code === 'WF_RUNSTORE_UNSAFE_PATH') {
+  if (error.code === 'WF_CATALOG_RUN_CORRUPT' || error.code === 'WF_CATALOG_RUN_UNSAFE_PATH') {
     return new CliError('WF_CLI_RUN_CORRUPT', `run ${runId}: ${error.message}`, {
       hint: 'the run directory was damaged or hand-edited; `wf delete-run --force` removes it',
     });

@@ -3,6 +3,7 @@
 // carries the run's budget state so the guest's `wf.budget` can answer synchronously.
 import { validateCall } from '../calls.js';
 import { BRIDGE_ERROR_CODES, BridgeError, type BridgeErrorCode } from '../errors.js';
+import { withRunControlData } from '../run-control.js';
 
 /** The wire calls between the guest prelude and the host (one capability each). */
 export const HOST_CALLS = [
@@ -22,9 +23,18 @@ export const HOST_CALLS = [
 ] as const;
 export type HostCall = (typeof HOST_CALLS)[number];
 
+/**
+ * The part of an `AbortSignal` the contract relies on. Declared here because the bridge builds
+ * without Node or DOM types (it runs nowhere by itself); a real `AbortSignal` satisfies it.
+ */
+export interface CallSignal {
+  readonly aborted: boolean;
+  readonly reason?: unknown;
+}
+
 /** What the sandbox passes to every capability (team contract 1). */
 export interface HostCallContext {
-  readonly signal: AbortSignal;
+  readonly signal: CallSignal;
   readonly callId: number;
   setNow(epochMs: number): void;
 }
@@ -75,9 +85,7 @@ function refused(
   message: string,
   data: { readonly [key: string]: unknown },
 ): BridgeError {
-  const error = new BridgeError(code, message);
-  Object.defineProperty(error, 'data', { value: { ...data, runControl: true }, enumerable: true });
-  return error;
+  return withRunControlData(new BridgeError(code, message), true, data);
 }
 
 export function createHostDispatch(
@@ -96,7 +104,7 @@ export function createHostDispatch(
     caps[method] = async (input, ctx) => {
       if (!handler) {
         throw refused(
-          BRIDGE_ERROR_CODES.UNKNOWN_METHOD,
+          BRIDGE_ERROR_CODES.WF_BRIDGE_UNKNOWN_METHOD,
           `wf.${method} is not available in this run`,
           {
             method,
@@ -107,7 +115,7 @@ export function createHostDispatch(
       if (!checked.ok) {
         const first = checked.issues.slice(0, 5).map((i) => `${i.path}: ${i.message}`);
         throw refused(
-          checked.code ?? BRIDGE_ERROR_CODES.CALL_INVALID,
+          checked.code ?? BRIDGE_ERROR_CODES.WF_BRIDGE_CALL_INVALID,
           `invalid wf.${method} call: ${first.join('; ')}`,
           {
             method,

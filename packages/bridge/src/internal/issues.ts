@@ -1,12 +1,9 @@
 // Turns valibot issues and our own walk results into `{ path, message }` issues that name where and what.
 import type * as v from 'valibot';
 import { DOCUMENT_LIMITS } from '../constants.js';
+import type { ValidationIssue } from '../validation-issue.js';
 
-/** One reason a document or call was refused: where (`manifest.maxAgents`, `args.scopes[2]`) and what. */
-export interface ValidationIssue {
-  readonly path: string;
-  readonly message: string;
-}
+export type { ValidationIssue };
 
 export type PathKey = string | number;
 

@@ -1,15 +1,9 @@
 // Plain-JSON check and copy: what may cross into the guest or be stored in a capsule (invariant 1).
 import { DOCUMENT_LIMITS } from '../constants.js';
+import type { JsonValue } from '../json-value.js';
 import { formatPath, type PathKey, type ValidationIssue } from './issues.js';
 
-/** A JSON value as this package accepts it: plain objects and arrays, finite numbers. */
-export type JsonValue =
-  | null
-  | boolean
-  | number
-  | string
-  | readonly JsonValue[]
-  | { readonly [key: string]: JsonValue };
+export type { JsonValue };
 
 /** Keys the sandbox drops at the crossing (invariant 1); refused here so nothing is lost silently. */
 export const DROPPED_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);

@@ -4,6 +4,8 @@
 // phase (tasks inherit it), a budget mirror fed by every settled call so `wf.budget.spent()` /
 // `remaining()` are synchronous, fire-and-forget `log`, `runAgent` -> null with `lastFailure()`.
 
+import { RUN_CONTROL_CHECK_SOURCE } from '../run-control.js';
+
 /** Per-run constants baked into the prelude (the sandbox only passes `{ seed }` as meta). */
 export interface GuestPreludeInit {
   readonly runId?: string;
@@ -29,9 +31,7 @@ const PRELUDE_BODY = `
   let lastFailure = null;
   const phases = [];
 
-  const isControl = (e) =>
-    e !== null && typeof e === 'object' && e.data !== null && typeof e.data === 'object' &&
-    e.data.runControl === true;
+  const isControl = __IS_RUN_CONTROL__;
   const failureOf = (e, name) => {
     const code = e !== null && typeof e === 'object' && typeof e.code === 'string' ? e.code : 'WF_WORKFLOW_ERROR';
     const message = e !== null && typeof e === 'object' && typeof e.message === 'string' ? e.message : String(e);
@@ -140,7 +140,8 @@ const PRELUDE_BODY = `
           name: result.name,
           status: result.status,
           error: freeze({
-            code: typeof error.code === 'string' ? error.code : 'WF_TASK_' + String(result.status).toUpperCase(),
+            code: typeof error.code === 'string' ? error.code
+              : result.status === 'stopped' ? 'WF_WORKFLOW_TASK_STOPPED' : 'WF_WORKFLOW_TASK_FAILED',
             message: typeof error.message === 'string' ? error.message : 'task ' + result.taskId + ' ' + result.status,
           }),
         });
@@ -195,6 +196,9 @@ const PRELUDE_BODY = `
   return wf;
 `;
 
+// The run-control predicate is the one bridge definition (run-control.ts), spliced in as text.
+const PRELUDE_TEMPLATE = PRELUDE_BODY.replace('__IS_RUN_CONTROL__', () => RUN_CONTROL_CHECK_SOURCE);
+
 /** The prelude source for one run: a function expression `(caps, meta) => wf`. */
 export function createGuestPrelude(init: GuestPreludeInit = {}): string {
   const data = JSON.stringify({
@@ -203,5 +207,7 @@ export function createGuestPrelude(init: GuestPreludeInit = {}): string {
     budgetTotal: init.budgetTotal ?? null,
   });
   // Double-encoded: the guest parses a string literal, so no data is ever evaluated as code.
-  return `(function wfPrelude(caps, meta) {${PRELUDE_BODY.replace('__INIT__', () => JSON.stringify(data))}})`;
+  // INIT goes in last: run data must never be searched for a placeholder.
+  const body = PRELUDE_TEMPLATE.replace('__INIT__', () => JSON.stringify(data));
+  return `(function wfPrelude(caps, meta) {${body}})`;
 }

@@ -11,7 +11,7 @@ import {
   type RunFinishRecordShape,
   TERMINAL_STATUSES,
   type TerminalRunStatus,
-} from './run-types.js';
+} from '../run-types.js';
 import {
   type ErrorCodes,
   HOSTNAME,

@@ -4,7 +4,7 @@ import { CatalogFsCode, CatalogFsError } from '../errors.js';
 import { fail } from './failure.js';
 import type { Result } from './../errors.js';
 import type { RunSummary } from '../run-store-types.js';
-import type { JournalEntryRecord, RunEventRecord, RunStartRecordShape } from './run-types.js';
+import type { JournalEntryRecord, RunEventRecord, RunStartRecordShape } from '../run-types.js';
 import {
   CODES,
   checkRunId,

@@ -10,7 +10,7 @@ import type {
   RunEventRecord,
   RunFinishRecordShape,
   RunStartRecordShape,
-} from './run-types.js';
+} from '../run-types.js';
 import {
   CODES,
   checkRunId,
@@ -337,7 +337,7 @@ export function recordJournal(s: RunStoreState, runId: string, entry: JournalEnt
       input: { truncated: true },
       outcome: {
         ok: false,
-        error: { code: 'WF_RUNSTORE_IO', message: 'journal entry exceeded s.maxLineBytes' },
+        error: { code: 'WF_CATALOG_RUN_IO', message: 'journal entry exceeded maxLineBytes' },
       },
     })),
   );

@@ -258,6 +258,27 @@ export interface RegularFile {
 }
 
 /**
+ * Opens `name` for reading without following a final symlink; undefined when it does not exist.
+ * O_NONBLOCK: a FIFO planted under the name must not hang us.
+ */
+async function openNoFollow(
+  dir: SafeDir,
+  name: string,
+  codes: ErrorCodes,
+): Promise<fsp.FileHandle | undefined> {
+  const shown = join(dir.path, name);
+  try {
+    return await fsp.open(dir.at(name), O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+  } catch (error) {
+    const code = errno(error);
+    if (code === 'ENOENT') return undefined;
+    if (code === 'ELOOP')
+      throw new CatalogFsError(codes.unsafe, `${shown} is a symbolic link; refusing to read it`);
+    throw ioError(codes, `opening ${shown}`, error);
+  }
+}
+
+/**
  * Reads a regular file without following a final symlink, refusing anything larger than
  * `maxBytes` before reading it. Returns undefined when the file does not exist.
  */
@@ -268,18 +289,8 @@ export async function readRegularFile(
   codes: ErrorCodes & { readonly tooLarge?: CatalogFsErrorCode },
 ): Promise<RegularFile | undefined> {
   const shown = join(dir.path, name);
-  let handle: fsp.FileHandle;
-  try {
-    // O_NONBLOCK: a FIFO planted under the name must not hang us.
-    handle = await fsp.open(dir.at(name), O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
-  } catch (error) {
-    const code = errno(error);
-    if (code === 'ENOENT') return undefined;
-    if (code === 'ELOOP') {
-      throw new CatalogFsError(codes.unsafe, `${shown} is a symbolic link; refusing to read it`);
-    }
-    throw ioError(codes, `opening ${shown}`, error);
-  }
+  const handle = await openNoFollow(dir, name, codes);
+  if (!handle) return undefined;
   try {
     const st = await handle.stat();
     if (!st.isFile()) {
@@ -326,16 +337,8 @@ export async function readRegularFileFrom(
   codes: ErrorCodes,
 ): Promise<{ readonly data: Buffer; readonly ino: number; readonly size: number } | undefined> {
   const shown = join(dir.path, name);
-  let handle: fsp.FileHandle;
-  try {
-    handle = await fsp.open(dir.at(name), O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
-  } catch (error) {
-    const code = errno(error);
-    if (code === 'ENOENT') return undefined;
-    if (code === 'ELOOP')
-      throw new CatalogFsError(codes.unsafe, `${shown} is a symbolic link; refusing to read it`);
-    throw ioError(codes, `opening ${shown}`, error);
-  }
+  const handle = await openNoFollow(dir, name, codes);
+  if (!handle) return undefined;
   try {
     const st = await handle.stat();
     if (!st.isFile()) throw new CatalogFsError(codes.unsafe, `${shown} is not a regular file`);

@@ -17,6 +17,14 @@ export interface RefusedEnd {
   readonly error: { code: string; message: string };
 }
 
+function refuse(
+  status: RunDone['status'],
+  code: string,
+  message: string,
+): { ok: false; end: RefusedEnd } {
+  return { ok: false, end: { status, error: { code, message } } };
+}
+
 /** Checks one run's manifest, args, source and approval, in that order. */
 export async function preflight(
   e: EngineState,
@@ -36,47 +44,32 @@ export async function preflight(
   // Preflight: nothing launches before it passes.
   const parsed = parseManifest(workflow.manifest);
   if (!parsed.ok) {
-    return {
-      ok: false,
-      end: {
-        status: 'failed',
-        error: {
-          code: 'WF_ENGINE_INVALID_MANIFEST',
-          message: `invalid manifest: ${issuesText(parsed.issues)}`,
-        },
-      },
-    };
+    return refuse(
+      'failed',
+      'WF_ENGINE_INVALID_MANIFEST',
+      `invalid manifest: ${issuesText(parsed.issues)}`,
+    );
   }
   const manifest = parsed.manifest;
   const args = validateArgs(manifest, start.args ?? {});
   if (!args.ok) {
-    return {
-      ok: false,
-      end: {
-        status: 'failed',
-        error: {
-          code: 'WF_ENGINE_INVALID_ARGS',
-          message: `invalid args for ${manifest.name}: ${issuesText(args.issues)}`,
-        },
-      },
-    };
+    return refuse(
+      'failed',
+      'WF_ENGINE_INVALID_ARGS',
+      `invalid args for ${manifest.name}: ${issuesText(args.issues)}`,
+    );
   }
   if (source !== undefined) {
     const checked = await checkSource(e, source);
     if (!checked.ok) {
-      return {
-        ok: false,
-        end: {
-          status: 'failed',
-          error: {
-            code: 'WF_ENGINE_SOURCE_REJECTED',
-            message: `the source of ${manifest.name} breaks the workflow source contract: ${checked.errors
-              .slice(0, 5)
-              .map((d) => `${d.line ?? '?'}:${d.column ?? '?'} ${d.code} ${d.message}`)
-              .join('; ')}`,
-          },
-        },
-      };
+      return refuse(
+        'failed',
+        'WF_ENGINE_SOURCE_REJECTED',
+        `the source of ${manifest.name} breaks the workflow source contract: ${checked.errors
+          .slice(0, 5)
+          .map((d) => `${d.line ?? '?'}:${d.column ?? '?'} ${d.code} ${d.message}`)
+          .join('; ')}`,
+      );
     }
   }
   if (e.options.approver) {
@@ -92,26 +85,15 @@ export async function preflight(
       )
       .catch(() => 'unavailable' as const);
     if (decision !== 'allowed') {
-      return {
-        ok: false,
-        end: {
-          status: 'denied',
-          error: {
-            code: 'WF_ENGINE_RUN_STOPPED',
-            message: `approval ${decision}: no child was started`,
-          },
-        },
-      };
+      return refuse(
+        'denied',
+        'WF_ENGINE_RUN_STOPPED',
+        `approval ${decision}: no child was started`,
+      );
     }
   }
   if (ctx.stopRequest !== undefined) {
-    return {
-      ok: false,
-      end: {
-        status: 'stopped',
-        error: { code: 'WF_ENGINE_RUN_STOPPED', message: ctx.stopRequest },
-      },
-    };
+    return refuse('stopped', 'WF_ENGINE_RUN_STOPPED', ctx.stopRequest);
   }
 
   return { ok: true, manifest, args };

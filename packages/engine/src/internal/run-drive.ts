@@ -218,8 +218,11 @@ export async function checkStructured(
   };
   const first = await attempt(raw);
   if (first.ok) return { result: { ...raw, structured: first.value }, repaired: false };
+  // invariant 6: an answer that failed its schema is not delivered (the guest never sees it,
+  // so a huge invalid answer costs no crossing, journal or event copies).
+  const { structured: _invalidAnswer, ...answered } = raw;
   const invalid = (why: string): AgentResult => ({
-    ...raw,
+    ...answered,
     status: 'failed',
     error: {
       code: 'WF_ENGINE_OUTPUT_INVALID',

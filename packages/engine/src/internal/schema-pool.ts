@@ -6,7 +6,14 @@ import { Worker } from 'node:worker_threads';
 const WORKER_URL = new URL('./schema-worker.js', import.meta.url);
 
 /** Bounds of the schema workers. */
-export const SCHEMA_WORKER_LIMITS = Object.freeze({
+export interface SchemaWorkerLimits {
+  readonly timeoutMs: number;
+  readonly maxWorkers: number;
+  readonly maxHeapMb: number;
+  readonly idleMs: number;
+}
+
+export const SCHEMA_WORKER_LIMITS: SchemaWorkerLimits = Object.freeze({
   /** Longest one compile + validation may take before its worker is ended. */
   timeoutMs: 1_000,
   /** Workers running at once; further jobs wait in order. */
@@ -48,7 +55,7 @@ export interface SchemaPool {
   close(): Promise<void>;
 }
 
-export function createSchemaPool(limits = SCHEMA_WORKER_LIMITS): SchemaPool {
+export function createSchemaPool(limits: SchemaWorkerLimits = SCHEMA_WORKER_LIMITS): SchemaPool {
   const slots: Slot[] = [];
   const queue: Job[] = [];
   let ids = 0;
@@ -144,6 +151,15 @@ export function createSchemaPool(limits = SCHEMA_WORKER_LIMITS): SchemaPool {
       slot.job = job;
       if (slot.ready) startClock(slot);
       slot.worker.postMessage({ id: job.id, schema: job.schema, value: job.value });
+    }
+    // One spare worker loads ahead while the others are busy, so the next run's validation does
+    // not wait for a cold start behind a slow one (a bystander pays at most a queue turn).
+    if (
+      slots.length > 0 &&
+      slots.length < limits.maxWorkers &&
+      slots.every((s) => s.job !== undefined)
+    ) {
+      spawn();
     }
   };
 

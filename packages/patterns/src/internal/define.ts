@@ -9,10 +9,8 @@ import {
   type WorkflowCapsule,
   type WorkflowManifest,
 } from '@wf/bridge';
+import { MIN_DSH_VERSION } from '../dsh-version.js';
 import { WORKFLOW_SOURCES } from './workflow-sources.generated.js';
-
-/** The oldest DSH the shipped capsules are written for (dsh-host notes: the usable pin). */
-export const MIN_DSH_VERSION = '0.1.0-rc.8';
 
 export interface CapsuleParts {
   readonly manifest: WorkflowManifest;

@@ -1,6 +1,7 @@
 // Parses the text of a unified diff (`git diff`, `git show`, `git diff --binary`, combined merge
 // diffs, or a plain `diff -u`) into per-file sections. Pure; loses nothing: lines it cannot place
 // are kept on the file they follow and reported as warnings.
+import { headerPaths, markerPath, metaPath } from './diff-paths.js';
 
 export type FileChange = 'added' | 'deleted' | 'modified' | 'renamed' | 'copied';
 
@@ -56,100 +57,6 @@ const COMBINED_HEADER = /^diff --(?:cc|combined) /;
 // Between file sections of several commits: `git log -p` commit headers, `git format-patch`
 // email headers and the "-- " signature before the git version.
 const SEPARATOR = /^(?:commit [0-9a-f]{7,64}(?: |$)|From [0-9a-f]{40} |-- $)/;
-
-/** Decodes a C-style quoted git path (`"a/caf\303\251"`) to a string. */
-export function unquoteGitPath(text: string): string | null {
-  if (!text.startsWith('"') || !text.endsWith('"') || text.length < 2) return null;
-  const body = text.slice(1, -1);
-  const bytes: number[] = [];
-  const simple: Record<string, number> = { a: 7, b: 8, t: 9, n: 10, v: 11, f: 12, r: 13 };
-  for (let i = 0; i < body.length; i += 1) {
-    const ch = body[i] as string;
-    if (ch !== '\\') {
-      for (const b of Buffer.from(ch, 'utf8')) bytes.push(b);
-      continue;
-    }
-    const next = body[i + 1];
-    if (next === undefined) return null;
-    if (/[0-7]/.test(next)) {
-      const oct = body.slice(i + 1, i + 4);
-      if (!/^[0-7]{3}$/.test(oct)) return null;
-      bytes.push(Number.parseInt(oct, 8));
-      i += 3;
-    } else if (next in simple) {
-      bytes.push(simple[next] as number);
-      i += 1;
-    } else {
-      for (const b of Buffer.from(next, 'utf8')) bytes.push(b);
-      i += 1;
-    }
-  }
-  return Buffer.from(bytes).toString('utf8');
-}
-
-/** Takes one path token (quoted or not) from the start of `text`; returns it and the rest. */
-function takeQuoted(text: string): { token: string; rest: string } | null {
-  let i = 1;
-  while (i < text.length) {
-    if (text[i] === '\\') i += 2;
-    else if (text[i] === '"') break;
-    else i += 1;
-  }
-  if (i >= text.length) return null;
-  const raw = text.slice(0, i + 1);
-  const token = unquoteGitPath(raw);
-  return token === null ? null : { token, rest: text.slice(i + 1) };
-}
-
-const PREFIX = /^[abciwo12]\//;
-function stripPrefix(path: string): string {
-  return PREFIX.test(path) ? path.slice(2) : path;
-}
-
-/** The two paths of a `diff --git A B` header, when they can be told apart. */
-function headerPaths(rest: string): { a: string; b: string } | null {
-  if (rest.startsWith('"')) {
-    const first = takeQuoted(rest);
-    if (!first?.rest.startsWith(' ')) return null;
-    const second = first.rest.slice(1);
-    const b = second.startsWith('"') ? takeQuoted(second)?.token : second;
-    return b === undefined ? null : { a: stripPrefix(first.token), b: stripPrefix(b) };
-  }
-  if (rest.endsWith('"')) {
-    const at = rest.lastIndexOf(' "');
-    if (at < 0) return null;
-    const b = unquoteGitPath(rest.slice(at + 1));
-    return b === null ? null : { a: stripPrefix(rest.slice(0, at)), b: stripPrefix(b) };
-  }
-  // Unquoted and (for anything but a rename/copy) the same path twice: `a/P b/P`.
-  if ((rest.length - 1) % 2 === 0) {
-    const half = (rest.length - 1) / 2;
-    const a = rest.slice(0, half);
-    const b = rest.slice(half + 1);
-    if (rest[half] === ' ' && stripPrefix(a) === stripPrefix(b)) {
-      return { a: stripPrefix(a), b: stripPrefix(b) };
-    }
-  }
-  return null;
-}
-
-/** A `---`/`+++` path: `/dev/null` is null; git appends a tab after names with spaces. */
-function markerPath(text: string, plain: boolean): string | null {
-  let value = text;
-  if (value.startsWith('"')) {
-    const q = takeQuoted(value);
-    value = q ? q.token : value;
-  } else {
-    const tab = value.indexOf('\t');
-    if (tab >= 0) value = value.slice(0, tab);
-  }
-  if (value === '/dev/null') return null;
-  return plain ? value : stripPrefix(value);
-}
-
-function metaPath(text: string): string {
-  return text.startsWith('"') ? (unquoteGitPath(text) ?? text) : text;
-}
 
 interface Builder {
   startLine: number;
@@ -217,15 +124,37 @@ function finishFile(b: Builder): ParsedFile {
     change: b.change,
     binary: b.binary,
     combined: b.combined,
-    ...(b.oldMode !== undefined ? { oldMode: b.oldMode } : {}),
-    ...(b.newMode !== undefined ? { newMode: b.newMode } : {}),
-    ...(b.similarity !== undefined ? { similarity: b.similarity } : {}),
+    ...optionalFileMeta(b),
     headerLines: b.headerLines,
     hunks: b.hunks,
     binaryPayloadLines: b.binaryPayloadLines,
     strayLines: b.strayLines,
     additions: b.additions,
     deletions: b.deletions,
+  };
+}
+
+/** A rename or copy header line: sets the change and one side's path. */
+function movedPath(
+  change: 'renamed' | 'copied',
+  side: 'headerA' | 'headerB',
+): (b: Builder, value: string) => void {
+  return (b, v) => {
+    b.change = change;
+    b[side] = metaPath(v);
+  };
+}
+
+/** The optional mode and similarity fields of a file, present only when git wrote them. */
+export function optionalFileMeta(f: {
+  readonly oldMode?: string | undefined;
+  readonly newMode?: string | undefined;
+  readonly similarity?: number | undefined;
+}): { oldMode?: string; newMode?: string; similarity?: number } {
+  return {
+    ...(f.oldMode !== undefined ? { oldMode: f.oldMode } : {}),
+    ...(f.newMode !== undefined ? { newMode: f.newMode } : {}),
+    ...(f.similarity !== undefined ? { similarity: f.similarity } : {}),
   };
 }
 
@@ -248,34 +177,10 @@ const EXTENDED_HEADERS: readonly [RegExp, (b: Builder, value: string) => void][]
     },
   ],
   [/^(?:similarity|dissimilarity) index (\d+)%$/, (b, v) => (b.similarity = Number(v))],
-  [
-    /^rename from (.+)$/,
-    (b, v) => {
-      b.change = 'renamed';
-      b.headerA = metaPath(v);
-    },
-  ],
-  [
-    /^rename to (.+)$/,
-    (b, v) => {
-      b.change = 'renamed';
-      b.headerB = metaPath(v);
-    },
-  ],
-  [
-    /^copy from (.+)$/,
-    (b, v) => {
-      b.change = 'copied';
-      b.headerA = metaPath(v);
-    },
-  ],
-  [
-    /^copy to (.+)$/,
-    (b, v) => {
-      b.change = 'copied';
-      b.headerB = metaPath(v);
-    },
-  ],
+  [/^rename from (.+)$/, movedPath('renamed', 'headerA')],
+  [/^rename to (.+)$/, movedPath('renamed', 'headerB')],
+  [/^copy from (.+)$/, movedPath('copied', 'headerA')],
+  [/^copy to (.+)$/, movedPath('copied', 'headerB')],
   [/^(Binary files .* differ)$/, (b) => (b.binary = true)],
   // Recognised and kept as-is: blob ids, and the mode lines of combined diffs.
   [/^(index [0-9a-f,.]+(?: \d+)?)$/, () => undefined],

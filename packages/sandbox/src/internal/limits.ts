@@ -1,20 +1,10 @@
 // Default limits and their validation. Every limit is a positive integer; the stack limit stays
 // inside the range measured safe for a 64 MiB worker stack (notes/quickjs.md 1.4).
 import { SandboxError } from '../errors.js';
+import { DEFAULT_LIMITS } from '../default-limits.js';
 import type { SandboxLimits } from '../types.js';
 
-export const DEFAULT_LIMITS: Readonly<SandboxLimits> = Object.freeze({
-  memoryBytes: 64 * 1024 * 1024,
-  stackBytes: 512 * 1024,
-  cpuSliceMs: 1000,
-  wallMs: 30_000,
-  maxHostCalls: 100_000,
-  maxOutstandingCalls: 64,
-  maxArgBytes: 1024 * 1024,
-  maxResultBytes: 4 * 1024 * 1024,
-  maxJsonDepth: 64,
-  abortGraceMs: 1000,
-});
+export { DEFAULT_LIMITS };
 
 export const STACK_BYTES_RANGE = { min: 256 * 1024, max: 1024 * 1024 } as const;
 

@@ -13,8 +13,8 @@ import {
   isNodeModuleSpecifier,
   KNOWN_GLOBALS,
   UNKNOWN_GLOBAL_HINT,
-} from './policy.js';
-import { AGENT_METHOD_NAMES, WF_METHOD_NAMES, WF_METHODS } from './wf-methods.js';
+} from '../policy.js';
+import { AGENT_METHOD_NAMES, WF_METHOD_NAMES, WF_METHODS } from '../wf-methods.js';
 
 export interface Finding {
   code: SourceContractCode;
@@ -258,7 +258,7 @@ export class Analyzer {
     this.resolveReferences();
     if (this.runNode && this.agentCalls === 0) {
       this.report(
-        C.WF_LINT_NO_AGENT_WORK,
+        C.WF_SOURCE_LINT_NO_AGENT_WORK,
         this.runNode.id ?? this.runNode,
         '`run` never calls an agent method (runAgent, spawnAgent, synthesize, workflow)',
         'delegate the work to child agents with await wf.runAgent({ name, prompt })',
@@ -276,7 +276,7 @@ export class Analyzer {
     const at = 'type' in node ? pos(node) : node;
     this.findings.push({
       code,
-      lint: code.startsWith('WF_LINT_'),
+      lint: code.startsWith('WF_SOURCE_LINT_'),
       message,
       hint,
       line: at.line,
@@ -456,7 +456,7 @@ export class Analyzer {
   private unknownWfMethod(object: string, name: string, node: Node): void {
     const suggestion = closestWfMethod(name);
     this.report(
-      C.WF_LINT_UNKNOWN_WF_METHOD,
+      C.WF_SOURCE_LINT_UNKNOWN_WF_METHOD,
       node,
       `\`${object}.${name}\` is not part of the workflow API`,
       suggestion
@@ -481,7 +481,7 @@ export class Analyzer {
     this.frames.pop();
     if (frame.unbounded && !frame.exited) {
       this.report(
-        C.WF_LINT_UNBOUNDED_LOOP,
+        C.WF_SOURCE_LINT_UNBOUNDED_LOOP,
         frame.unbounded,
         'this loop has a constant condition and no break, return or throw that leaves it',
         'bound it: loop over a fixed count (for (let i = 0; i < max; i++)) or add a break',
@@ -963,7 +963,7 @@ export class Analyzer {
     }
   }
 
-  /** WF_LINT_UNAWAITED_AGENT: an agent call whose value the statement throws away. */
+  /** WF_SOURCE_LINT_UNAWAITED_AGENT: an agent call whose value the statement throws away. */
   private checkDiscarded(expression: Node): void {
     const pending: Node[] = [expression];
     while (pending.length > 0) {
@@ -990,7 +990,7 @@ export class Analyzer {
           if (name !== null && AGENT_METHOD_NAMES.has(name)) {
             const text = calleeText(e.callee, name);
             this.report(
-              C.WF_LINT_UNAWAITED_AGENT,
+              C.WF_SOURCE_LINT_UNAWAITED_AGENT,
               e,
               `\`${text}(...)\` is not awaited, returned or stored; its result and failure are lost`,
               `write \`await ${text}(...)\`, or keep the promise and await it (Promise.all)`,
@@ -1061,7 +1061,7 @@ export class Analyzer {
     }
     for (const [name, { node, count }] of unknown) {
       this.report(
-        C.WF_LINT_UNKNOWN_GLOBAL,
+        C.WF_SOURCE_LINT_UNKNOWN_GLOBAL,
         node,
         `\`${name}\` is not defined in the workflow runtime${count > 1 ? ` (${count} uses)` : ''}`,
         UNKNOWN_GLOBAL_HINT.get(name) ?? DEFAULT_UNKNOWN_GLOBAL_HINT,

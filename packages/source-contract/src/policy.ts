@@ -138,7 +138,7 @@ export function isNodeModuleSpecifier(value: string): boolean {
 
 /**
  * Globals the QuickJS workflow runtime defines (quickjs.md 1.7) minus FORBIDDEN_GLOBALS. A free
- * reference to anything else is WF_LINT_UNKNOWN_GLOBAL: a typo, or a host API that is absent.
+ * reference to anything else is WF_SOURCE_LINT_UNKNOWN_GLOBAL: a typo, or a host API that is absent.
  */
 export const KNOWN_GLOBALS: ReadonlySet<string> = new Set([
   'undefined',
