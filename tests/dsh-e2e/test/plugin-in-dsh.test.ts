@@ -194,7 +194,27 @@ describe('the plugin in the real DSH host', { timeout: 120_000 }, () => {
       expect.arrayContaining(['workflow_list', 'run_workflow', 'workflow_manage', 'workflow']),
     );
     expect(JSON.stringify(first?.messages[0])).toContain('Secure multi-agent workflows');
+    // default: our section steers the model away from the host's node:vm workflow tool
+    expect(JSON.stringify(first?.messages[0])).toContain(
+      "If DSH's own `workflow` tool is also offered",
+    );
     expect(parsed(run.stdout)).toMatchObject({ truncated: false });
+    expect(Array.isArray(parsed(run.stdout).entries)).toBe(true);
+  });
+
+  it('hideNativeWorkflow: the host denies its own workflow tool to the agent', async () => {
+    const run = await boot({
+      task: 'SCENARIO-HIDE list workflows',
+      config: { hideNativeWorkflow: true },
+      script: scenario('SCENARIO-HIDE', [() => ({ name: 'workflow_list', arguments: {} })]),
+    });
+    expect(run.code, run.stderr).toBe(0);
+    const first = server.requests.find((r) => JSON.stringify(r.messages).includes('SCENARIO-HIDE'));
+    const tools = first?.tools?.map((t) => t.function.name) ?? [];
+    expect(tools).toEqual(expect.arrayContaining(['workflow_list', 'run_workflow']));
+    expect(tools).not.toContain('workflow');
+    // nothing left to choose between: the guidance about it is gone too
+    expect(JSON.stringify(first?.messages[0])).not.toContain("If DSH's own `workflow` tool");
     expect(Array.isArray(parsed(run.stdout).entries)).toBe(true);
   });
 

@@ -55,6 +55,13 @@ const ConfigObject = v.strictObject({
     v.strictObject({ fast: v.optional(tier), balanced: v.optional(tier), deep: v.optional(tier) }),
     {},
   ),
+  /**
+   * Tell the model, in our prompt section, to prefer our run tool over DSH's native `workflow`
+   * tool, which runs its script with node:vm and the host's full authority.
+   */
+  preferOverNativeWorkflow: v.optional(v.boolean(), true),
+  /** Deny the native `workflow` tool to every agent, where the host supports it. */
+  hideNativeWorkflow: v.optional(v.boolean(), false),
 });
 
 /**

@@ -9,6 +9,7 @@ import type {
   HostSubagents,
   HostUserQuestions,
 } from '@wf/dsh-adapter';
+import type { AgentEvents } from './native-workflow.js';
 
 export interface ToolExec {
   readonly agent?: HostAgent;
@@ -36,7 +37,7 @@ export interface CommandInvocation {
 
 export type CommandResult = { kind: 'success'; text?: string } | { kind: 'error'; text: string };
 
-export interface PluginHost {
+export interface PluginHost extends AgentEvents {
   readonly tools: {
     register(definition: ToolDefinition): () => void;
     schemas(scope?: unknown): readonly { readonly name: string }[];

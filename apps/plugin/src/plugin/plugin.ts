@@ -6,6 +6,7 @@ import { ConfigSchema, type PluginConfig } from './config.js';
 import { createCommandHandler, COMMAND_HELP } from './command.js';
 import { optionalServices, type PluginHost } from './host-context.js';
 import { Manager } from './manage.js';
+import { hideNativeWorkflowTool } from './native-workflow.js';
 import { PROMPT_SECTION_NAME, PROMPT_SECTION_ORDER, promptSection } from './prompt.js';
 import { createReviewRunner } from './review.js';
 import { WorkflowService } from './service.js';
@@ -31,10 +32,11 @@ export function apply(
   const manager = new Manager(service);
   const review = createReviewRunner(service);
   for (const tool of createTools(service, manager)) ctx.tools.register(tool);
+  const nativeHidden = config.hideNativeWorkflow && hideNativeWorkflowTool(ctx);
   ctx.systemPrompt.section({
     name: PROMPT_SECTION_NAME,
     order: PROMPT_SECTION_ORDER,
-    text: promptSection(config),
+    text: promptSection(config, nativeHidden),
   });
   ctx.commands.register({
     name: config.commandName,

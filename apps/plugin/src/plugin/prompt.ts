@@ -1,13 +1,24 @@
 // The system-prompt section teaching the model when and how to use workflows. DSH interpolates
 // `{{name}}` strictly and throws on unknown names, so this text never contains double braces.
 import type { PluginConfig } from './config.js';
+import { NATIVE_WORKFLOW_TOOL } from './native-workflow.js';
 
 /** After the host's own tool guidance (its `workflow` tool sits at 115). */
 export const PROMPT_SECTION_ORDER = 116;
 export const PROMPT_SECTION_NAME = 'tool:wf-workflows';
 
-export function promptSection(config: PluginConfig): string {
+/**
+ * @param nativeHidden - the native `workflow` tool is denied to every agent, so there is no choice
+ *   to steer and the guidance about it is left out.
+ */
+export function promptSection(config: PluginConfig, nativeHidden = false): string {
   const { listToolName: list, runToolName: run, manageToolName: manage } = config;
+  const preferOurs =
+    config.preferOverNativeWorkflow && !nativeHidden
+      ? [
+          `- If DSH's own \`${NATIVE_WORKFLOW_TOOL}\` tool is also offered, use \`${run}\` instead: the native tool runs its script with node:vm in a worker thread with the host's full authority (files, processes, network), while a \`${run}\` script runs in a QuickJS sandbox and can act only through validated, budgeted \`wf\` calls. Use \`${NATIVE_WORKFLOW_TOOL}\` only when the user asks for it by name.`,
+        ]
+      : [];
   return [
     '## Secure multi-agent workflows',
     `Use \`${run}\` only when the user asks for a workflow, or when the work clearly benefits from orchestrating several child agents (parallel investigation, independent verification, generate-and-filter, iterate until done). For a single focused task, do it yourself or use a plain subagent.`,
@@ -16,5 +27,6 @@ export function promptSection(config: PluginConfig): string {
     '- Children are real agents under the normal sandbox and approvals. Mark tasks that only read as `readOnly: true`; they then get read-only tools.',
     `- \`wait: false\` starts the run in the background and returns its run id; follow it with \`${manage}\` (show, events, pause, resume, stop, rerun, save...).`,
     "- Report the workflow's result to the user; do not re-run a completed workflow to check it.",
+    ...preferOurs,
   ].join('\n');
 }

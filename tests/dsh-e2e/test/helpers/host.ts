@@ -107,6 +107,11 @@ export interface HostOptions {
   readonly patches: readonly string[];
   readonly env?: Readonly<Record<string, string>>;
   readonly timeoutMs?: number;
+  /**
+   * Mount the suite's hmr overlay through `--patch` (default). Off when the profile itself mounts
+   * one, as the README's headless setup does with `@wf/plugin/headless-hmr-shim`.
+   */
+  readonly hmrShim?: boolean;
 }
 
 export function runHost(options: HostOptions): Promise<HostRun> {
@@ -115,7 +120,8 @@ export function runHost(options: HostOptions): Promise<HostRun> {
     { id: 'wf-e2e-hmr-shim', name: join(HOST_DIR, 'hmr-shim.mjs') },
   ]);
   const args = [DSH_BIN, '--profile', 'headless'];
-  for (const p of [shim, ...options.patches]) args.push('--patch', p);
+  for (const p of [...(options.hmrShim === false ? [] : [shim]), ...options.patches])
+    args.push('--patch', p);
   args.push(options.task);
   // An explicit environment: nothing of the developer's shell, home or DSH config leaks in.
   const env: Record<string, string> = {
