@@ -2,7 +2,6 @@
 // restore of `.workflow.json` capsules below a project and a personal root (invariants 8 and 10).
 // This file assembles the catalog from its state (internal/catalog-names.ts) and the discovery,
 // publish, rename-intent, archive and trusted-local modules.
-import { join } from 'node:path';
 import type { Catalog, CatalogLimits, CatalogOptions, CatalogScope } from './catalog-types.js';
 import { archivedEntries, restoreEntry } from './internal/catalog-archive.js';
 import { listEntries, loadEntry } from './internal/catalog-discovery.js';
