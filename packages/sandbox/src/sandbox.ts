@@ -115,8 +115,8 @@ class PoolWorker {
   readonly worker: Worker;
   readonly runs = new Map<number, Run>();
   readonly ready: Promise<void>;
-  /** [slice start (epoch ms), run id or 0], written by the worker around every guest slice. */
-  readonly slice = new Float64Array(new SharedArrayBuffer(16));
+  /** [slice start (epoch ms), run id or 0, CPU base, base time], written by the worker per slice. */
+  readonly slice = new Float64Array(new SharedArrayBuffer(32));
   alive = true;
   /** The worker loaded QuickJS and said so. */
   started = false;
@@ -453,9 +453,16 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       const bound = run.limits.cpuSliceMs + SLICE_GRACE_MS;
       if (t - started <= bound) continue;
       const cpuNow = w.tid === null ? Number.NaN : taskCpuMs(w.tid);
-      const used = Number.isFinite(w.watch.cpu0 + cpuNow)
-        ? w.watch.wall0 - started + (cpuNow - w.watch.cpu0)
-        : t - started;
+      // The worker's own CPU baseline for this slice (taken ~1 ms in) is preferred: this thread
+      // may itself have been descheduled before it first saw the slice.
+      const baseCpu = w.slice[2] ?? Number.NaN;
+      const baseAt = w.slice[3] ?? Number.NaN;
+      const used =
+        baseAt >= started && Number.isFinite(baseCpu + cpuNow)
+          ? baseAt - started + (cpuNow - baseCpu)
+          : Number.isFinite(w.watch.cpu0 + cpuNow)
+            ? w.watch.wall0 - started + (cpuNow - w.watch.cpu0)
+            : t - started;
       if (used > bound) wedged(w, run, 'slice');
     }
   }, SLICE_WATCH_MS);

@@ -5,8 +5,11 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { BOOTSTRAP_SOURCE } from './bootstrap.js';
 import { openThreadCpuClock, threadTaskId } from './cpu-clock.js';
+import { FastPath } from './fast-path.js';
 import { jsonDepthWithin } from './json-shape.js';
 import { heapBytes, ModulePool, PAGE_BYTES, pagesFor, useCompiledEngine } from './module-pool.js';
+import { classifyEngineError, decodeLaunch } from './outcome.js';
+import { pinLocalTimeToUtc } from './utc.js';
 
 /** @typedef {import('./module-pool.js').ModuleEntry} ModuleEntry */
 /** @typedef {import('quickjs-emscripten-core').QuickJSRuntime} QuickJSRuntime */
@@ -51,54 +54,17 @@ const moduleHighWaterBytes = /** @type {number} */ (
   workerData?.moduleHighWaterBytes ?? 32 * 1024 * 1024
 );
 const moduleMaxRuns = /** @type {number} */ (workerData?.moduleMaxRuns ?? 2000);
-// Shared with the main thread: [slice start (epoch ms), run id or 0]. QuickJS polls its interrupt
-// handler by operation count, so a builtin-heavy slice can run long between polls; the main
-// thread reads this slot and replaces the worker when one slice overstays its CPU limit.
+// Shared with the main thread: [slice start (epoch ms), run id or 0, thread CPU ms at the slice's
+// CPU baseline, when that was taken (epoch ms)]. QuickJS polls its interrupt handler by operation
+// count, so a builtin-heavy slice can run long between polls; the main thread reads this slot
+// and replaces the worker when one slice overstays its CPU limit.
 const sliceSlot = /** @type {Float64Array} */ (
   workerData?.sliceBuffer instanceof SharedArrayBuffer
     ? new Float64Array(workerData.sliceBuffer)
-    : new Float64Array(2)
+    : new Float64Array(4)
 );
 
-// invariant 5: the guest's local-time Date methods must behave as UTC whatever the host TZ is.
-// QuickJS asks the Emscripten runtime for local time through this realm's Date, and this realm
-// runs nothing else, so pinning its local-time view to UTC pins the guest's.
-{
-  const P = Date.prototype;
-  const pairs = /** @type {const} */ ([
-    ['getFullYear', 'getUTCFullYear'],
-    ['getMonth', 'getUTCMonth'],
-    ['getDate', 'getUTCDate'],
-    ['getDay', 'getUTCDay'],
-    ['getHours', 'getUTCHours'],
-    ['getMinutes', 'getUTCMinutes'],
-    ['getSeconds', 'getUTCSeconds'],
-    ['getMilliseconds', 'getUTCMilliseconds'],
-  ]);
-  for (const [local, utc] of pairs) {
-    Object.defineProperty(P, local, { value: P[utc], writable: true, configurable: true });
-  }
-  Object.defineProperty(P, 'getTimezoneOffset', {
-    value: () => 0,
-    writable: true,
-    configurable: true,
-  });
-  const RealDate = Date;
-  /** A Date whose multi-argument (local-time) constructor is read as UTC. */
-  const UtcDate = new Proxy(RealDate, {
-    construct(target, args, newTarget) {
-      if (args.length > 1) {
-        return Reflect.construct(
-          target,
-          [RealDate.UTC(.../** @type {[number, number]} */ (args))],
-          newTarget,
-        );
-      }
-      return Reflect.construct(target, args, newTarget);
-    },
-  });
-  globalThis.Date = UtcDate;
-}
+pinLocalTimeToUtc();
 
 useCompiledEngine(workerData?.wasmModule);
 const pool = new ModulePool({
@@ -112,122 +78,17 @@ const pool = new ModulePool({
 });
 pool.warmPages = pagesFor(/** @type {number} */ (workerData?.memoryBytes ?? 64 * 1024 * 1024));
 
-/**
- * Direct FFI for the three calls every host-call round trip makes (deliver, pump, drain). The
- * library wrappers allocate pointer arrays and handle objects per call, which showed up as
- * ~20% GC time in profiles. quickjs-emscripten-core is pinned at exactly 0.32.0; these follow
- * its own ownership rules (QuickJSContext.callFunction, QuickJSRuntime.executePendingJobs).
- */
-class FastPath {
-  /**
-   * @param {ModuleEntry} entry
-   * @param {QuickJSRuntime} rt
-   * @param {QuickJSContext} ctx
-   */
-  constructor(entry, rt, ctx) {
-    const internals = /** @type {any} */ (ctx);
-    /** @type {any} */
-    this.ffi = internals.ffi;
-    /** @type {number} */
-    this.ctxPtr = internals.ctx.value;
-    /** @type {number} */
-    this.rtPtr = /** @type {any} */ (rt).rt.value;
-    /** @type {any} */
-    this.M = /** @type {any} */ (entry.mod).module;
-    /** @type {number} */
-    this.undefinedPtr = ctx.undefined.value;
-    // [argv[0], job context out]: reused, freed with the slot.
-    /** @type {number} */
-    this.scratch = this.M._malloc(8);
-    /** @type {Int32Array | null} */
-    this.h32 = null;
-  }
-
-  /** @returns {Int32Array} */
-  heap32() {
-    const buffer = this.M.HEAPU8.buffer;
-    if (this.h32 === null || this.h32.buffer !== buffer) this.h32 = new Int32Array(buffer);
-    return this.h32;
-  }
-
-  /**
-   * fn(arg) or fn(); true when it returned normally. The result value is discarded.
-   * @param {QuickJSHandle} fn
-   * @param {QuickJSHandle | null} arg
-   */
-  callDiscard(fn, arg) {
-    const { ffi, ctxPtr } = this;
-    if (arg !== null) this.heap32()[this.scratch >> 2] = arg.value;
-    const r = ffi.QTS_Call(ctxPtr, fn.value, this.undefinedPtr, arg === null ? 0 : 1, this.scratch);
-    const e = ffi.QTS_ResolveException(ctxPtr, r);
-    ffi.QTS_FreeValuePointer(ctxPtr, r);
-    if (e) {
-      ffi.QTS_FreeValuePointer(ctxPtr, e);
-      return false;
-    }
-    return true;
-  }
-
-  /**
-   * fn() returning a string; '' for anything else or a throw (typeof checked before reading).
-   * @param {QuickJSHandle} fn
-   */
-  callString(fn) {
-    const { ffi, ctxPtr, M } = this;
-    const r = ffi.QTS_Call(ctxPtr, fn.value, this.undefinedPtr, 0, this.scratch);
-    const e = ffi.QTS_ResolveException(ctxPtr, r);
-    if (e) {
-      ffi.QTS_FreeValuePointer(ctxPtr, r);
-      ffi.QTS_FreeValuePointer(ctxPtr, e);
-      return '';
-    }
-    const tPtr = ffi.QTS_Typeof(ctxPtr, r);
-    const type = M.UTF8ToString(tPtr);
-    M._free(tPtr);
-    let out = '';
-    if (type === 'string') {
-      const sPtr = ffi.QTS_GetString(ctxPtr, r);
-      out = M.UTF8ToString(sPtr);
-      ffi.QTS_FreeCString(ctxPtr, sPtr);
-    }
-    ffi.QTS_FreeValuePointer(ctxPtr, r);
-    return out;
-  }
-
-  /**
-   * Runs one batch of pending jobs: 'none' (queue empty), 'ok', or 'error' (a job threw).
-   * @returns {'none' | 'ok' | 'error'}
-   */
-  runJobs() {
-    const { ffi, M } = this;
-    const out = this.scratch + 4;
-    const v = ffi.QTS_ExecutePendingJob(this.rtPtr, -1, out);
-    const jobCtx = this.heap32()[out >> 2] ?? 0;
-    if (jobCtx === 0) {
-      ffi.QTS_FreeValuePointerRuntime(this.rtPtr, v);
-      return 'none';
-    }
-    const tPtr = ffi.QTS_Typeof(jobCtx, v);
-    const type = M.UTF8ToString(tPtr);
-    M._free(tPtr);
-    ffi.QTS_FreeValuePointer(jobCtx, v);
-    return type === 'number' ? 'ok' : 'error';
-  }
-
-  dispose() {
-    if (this.scratch !== 0) this.M._free(this.scratch);
-    this.scratch = 0;
-  }
-}
-
 const now = () => performance.now();
 const MIN_SAMPLE_MS = 2;
 /** This thread's CPU clock (ms), or null where only wall time is available. */
 const cpuClock = openThreadCpuClock();
-/** A slice gets its CPU baseline once it has run this long (shorter slices are charged wall time). */
-const CPU_BASE_AFTER_MS = 1;
+/** A slice takes its CPU baseline at its first interrupt poll after this long (before: wall time). */
+const CPU_BASE_AFTER_MS = 0;
 /** Re-read the CPU clock at most this often while a slice is over a limit in wall time. */
 const CPU_RECHECK_MS = 2;
+/** Jobs run between two looks at the clock, and the pump's quantum before it yields. */
+const JOB_BATCH = 64;
+const PUMP_QUANTUM_MS = 10;
 
 /** @type {Map<number, Run>} */
 const runs = new Map();
@@ -249,10 +110,6 @@ function refusal(code, message) {
 function isHostStackOverflow(e) {
   return e instanceof RangeError && /call stack/i.test(String(e.message));
 }
-
-// The engine's own wording for its stack and allocation failures (bellard QuickJS 2025-09-13).
-const ENGINE_STACK_MESSAGES = new Set(['Maximum call stack size exceeded', 'stack overflow']);
-const ENGINE_MEMORY_MESSAGES = new Set(['out of memory']);
 
 class Run {
   /** @param {StartMessage} msg */
@@ -308,9 +165,14 @@ class Run {
     this.wallTimer = null;
     this.held = false;
     this.tornDown = false;
-    /** Settlements that arrived before the run was set up or while its replay ran. @type {[number, string][]} */
-    this.early = [];
+    /**
+     * Settlements waiting for delivery: those that arrived before the run was set up, its
+     * replay log, and those that arrived while its job pump was yielded. @type {[number, string][]}
+     */
+    this.queue = [];
     this.ready = false;
+    /** The job pump paused after a quantum so other runs on this worker get their turn. */
+    this.yielded = false;
   }
 
   /**
@@ -403,6 +265,9 @@ class Run {
     if (cpuClock !== null && this.sliceCpuBase < 0 && wall >= CPU_BASE_AFTER_MS) {
       this.sliceCpuBase = cpuClock();
       this.sliceWallAtBase = t;
+      // Shared with the main thread's watchdog, which reads the same thread clock.
+      sliceSlot[2] = this.sliceCpuBase;
+      sliceSlot[3] = performance.timeOrigin + t;
     }
     if (wall <= L.cpuSliceMs && this.cpuMs + wall <= L.cpuMs) return;
     if (t - this.sliceCpuSeenAt >= CPU_RECHECK_MS) {
@@ -623,19 +488,49 @@ async function start(msg) {
     return;
   }
   if (isEnded(run)) return;
-  check(run);
   // A replay delivers what the lost worker had delivered, in the same order; the guest is
   // deterministic given those, so it makes the same calls with the same ids.
-  for (const [callId, envelope] of [...(msg.replay ?? []), ...run.early]) {
-    if (isEnded(run)) return;
+  run.queue = [...(msg.replay ?? []), ...run.queue];
+  run.ready = true;
+  afterPump(run);
+}
+
+/**
+ * After a pump reached quiescence: decide the run's state, then deliver queued settlements.
+ * Deliveries wait while the pump is yielded, so the guest sees exactly the order it would see
+ * without yielding (each settlement after the jobs of the previous one ran to quiescence).
+ * @param {Run} run
+ */
+function afterPump(run) {
+  if (run.yielded) return;
+  check(run);
+  while (run.queue.length > 0 && !run.yielded && !isEnded(run) && run.killed === null) {
+    const [callId, envelope] = /** @type {[number, string]} */ (run.queue.shift());
     if (!run.outstanding.has(callId)) {
-      run.kill('failed', 'WF_SANDBOX_INTERNAL', 'the replayed run diverged from its first attempt');
-      return finishKilled(run);
+      run.kill(
+        'failed',
+        'WF_SANDBOX_INTERNAL',
+        'a settlement arrived for a call the run did not make',
+      );
+      finishKilled(run);
+      return;
     }
     deliver(run, callId, envelope);
   }
-  run.early = [];
-  run.ready = true;
+}
+
+/** Continues a yielded job pump. @param {Run} run */
+function resume(run) {
+  if (isEnded(run) || !run.yielded) return;
+  run.yielded = false;
+  try {
+    pumpJobs(run, false);
+  } catch (e) {
+    sliceSlot[1] = 0;
+    hostFault(run, e);
+    return;
+  }
+  afterPump(run);
 }
 
 /** @param {Run} run (a function so that type narrowing does not outlive calls that end the run) */
@@ -844,21 +739,6 @@ function setUp(run, entry) {
 }
 
 /**
- * @param {{ name?: string, message?: string }} d
- * @returns {'stack' | 'memory' | null}
- */
-function classifyEngineError(d) {
-  if (
-    (d.name === 'RangeError' || d.name === 'InternalError') &&
-    ENGINE_STACK_MESSAGES.has(d.message ?? '')
-  ) {
-    return 'stack';
-  }
-  if (d.name === 'InternalError' && ENGINE_MEMORY_MESSAGES.has(d.message ?? '')) return 'memory';
-  return null;
-}
-
-/**
  * Runs guest jobs to quiescence (one synchronous slice).
  * @param {Run} run
  * @param {boolean} inSlice true when the caller already began the slice (a delivery)
@@ -871,12 +751,19 @@ function pumpJobs(run, inSlice) {
   }
   if (!inSlice) run.beginSlice();
   try {
-    for (let guard = 0; guard < 1_000_000; guard += 1) {
-      if (fast.runJobs() === 'error') {
+    for (let guard = 0; guard < 100_000_000; guard += 1) {
+      const r = fast.runJobs(JOB_BATCH);
+      if (r === 'error') {
         if (run.killed !== null) break;
         continue;
       }
-      break;
+      if (r === 'none') break;
+      // Fairness: after a quantum the pump yields to the event loop, so settlements of other
+      // runs on this worker are served in between (round-robin); the run is charged its own CPU.
+      if (now() - run.sliceStart >= PUMP_QUANTUM_MS && fast.hasJobs()) {
+        run.yielded = true;
+        break;
+      }
     }
     drainCalls(run);
   } finally {
@@ -885,6 +772,7 @@ function pumpJobs(run, inSlice) {
       run.sampleMemory();
     }
   }
+  if (run.yielded) setImmediate(() => resume(run));
 }
 
 /** Decides what the run's state means after a slice, from host-side facts. @param {Run} run */
@@ -914,7 +802,7 @@ function check(run) {
     const h = state.value;
     const text = ctx.typeof(h) === 'string' ? ctx.getString(h) : '';
     h.dispose();
-    run.result = decodeLaunch(run, text);
+    run.result = decodeLaunch(run.limits, text);
     // invariant 3: run() has settled; new calls are refused while accepted ones drain.
     run.phase = 'settled';
   }
@@ -928,78 +816,6 @@ function check(run) {
       ...(r.guestCode !== undefined ? { guestCode: r.guestCode } : {}),
     });
   }
-}
-
-/**
- * @param {Run} run
- * @param {string} text
- * @returns {{ status: string, code?: string, message?: string, value?: string | null, guestCode?: string }}
- */
-function decodeLaunch(run, text) {
-  const kind = text.charAt(0);
-  const body = text.slice(1);
-  const L = run.limits;
-  if (kind === 'O') {
-    if (Buffer.byteLength(body, 'utf8') > L.maxResultBytes) {
-      return {
-        status: 'limit',
-        code: 'WF_SANDBOX_RESULT_TOO_LARGE',
-        message: `the result is larger than ${L.maxResultBytes} bytes`,
-      };
-    }
-    if (!jsonDepthWithin(body, L.maxJsonDepth)) {
-      return {
-        status: 'limit',
-        code: 'WF_SANDBOX_RESULT_TOO_DEEP',
-        message: `the result nests deeper than ${L.maxJsonDepth}`,
-      };
-    }
-    return { status: 'completed', value: body };
-  }
-  if (kind === 'U') return { status: 'completed', value: null };
-  if (kind === 'L') {
-    return {
-      status: 'limit',
-      code: 'WF_SANDBOX_RESULT_TOO_LARGE',
-      message: `the result is larger than ${L.maxResultBytes} bytes`,
-    };
-  }
-  /** @type {{ name?: string, message?: string, code?: string }} */
-  let d = {};
-  try {
-    d = JSON.parse(body);
-  } catch {
-    d = {};
-  }
-  const name = typeof d.name === 'string' ? d.name : 'Error';
-  const message = typeof d.message === 'string' ? d.message : '';
-  if (kind === 'B') {
-    return {
-      status: 'failed',
-      code: 'WF_SANDBOX_RESULT_NOT_JSON',
-      message: `the result cannot cross as JSON: ${name}: ${message}`,
-    };
-  }
-  if (kind === 'E') {
-    if (d.code === '#NO_RUN') return { status: 'failed', code: 'WF_SANDBOX_NO_RUN', message };
-    const engine = classifyEngineError({ name, message });
-    if (engine === 'stack')
-      return { status: 'stack', code: 'WF_SANDBOX_STACK_OVERFLOW', message: `${name}: ${message}` };
-    if (engine === 'memory')
-      return { status: 'memory', code: 'WF_SANDBOX_MEMORY_LIMIT', message: `${name}: ${message}` };
-    const guestCode = typeof d.code === 'string' ? d.code : undefined;
-    return {
-      status: 'failed',
-      code: 'WF_SANDBOX_GUEST_ERROR',
-      message: `${name}: ${message}`,
-      ...(guestCode !== undefined ? { guestCode } : {}),
-    };
-  }
-  return {
-    status: 'failed',
-    code: 'WF_SANDBOX_INTERNAL',
-    message: 'the run produced no readable result',
-  };
 }
 
 /** @param {Run} run */
@@ -1119,8 +935,8 @@ function markDead(entry, culprit) {
 function settle(runId, callId, envelope) {
   const run = runs.get(runId);
   if (run === undefined || run.killed !== null || run.phase === 'ended') return;
-  if (!run.ready) {
-    run.early.push([callId, envelope]);
+  if (!run.ready || run.yielded || run.queue.length > 0) {
+    run.queue.push([callId, envelope]);
     return;
   }
   deliver(run, callId, envelope);
@@ -1147,7 +963,7 @@ function deliver(run, callId, envelope) {
     hostFault(run, e);
     return;
   }
-  check(run);
+  if (!run.yielded) check(run);
 }
 
 port.on('message', (/** @type {any} */ msg) => {
