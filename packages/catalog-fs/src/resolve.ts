@@ -4,7 +4,7 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { WorkflowCapsule, WorkflowManifest } from '@wf/bridge';
-import type { Catalog, CatalogEntry, CatalogScope } from './catalog-types.js';
+import type { Catalog, CatalogEntry, CatalogListing, CatalogScope } from './catalog-types.js';
 import { CatalogFsCode, type OperationError, type Result } from './errors.js';
 
 /** Where a resolved workflow came from (DESIGN.md section 4). */
@@ -69,11 +69,10 @@ export interface ListedWorkflowEntry {
   readonly shadowed?: boolean;
 }
 
-export interface WorkflowListing {
+/** The catalog's listing (`truncated`, `problems`) with shipped workflows in front. */
+export type WorkflowListing = Omit<CatalogListing, 'entries'> & {
   readonly entries: readonly ListedWorkflowEntry[];
-  readonly truncated: boolean;
-  readonly problems: readonly { readonly scope: CatalogScope; readonly error: OperationError }[];
-}
+};
 
 export interface WorkflowResolverOptions {
   readonly shipped: ShippedWorkflows;
