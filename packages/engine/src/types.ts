@@ -101,9 +101,11 @@ export interface EngineOptions {
   readonly workspace?: string;
   /**
    * `wf.readFile` never reads these roots (the run store and catalog directories the app uses),
-   * nor any `.dsh/` directory; such reads fail `WF_ENGINE_READ_PROTECTED`.
+   * nor any `.dsh/` directory; such reads fail `WF_ENGINE_READ_PROTECTED`. `allow` names subtrees
+   * of `.dsh/` the app itself wrote for workflows to read (e.g. review packets); a deny root
+   * still wins inside them.
    */
-  readonly readFile?: { readonly deny?: readonly string[] };
+  readonly readFile?: { readonly deny?: readonly string[]; readonly allow?: readonly string[] };
   /** The static source contract; defaults to `checkWorkflowSource` from @wf/source-contract. */
   readonly checkSource?: SourceCheck | false;
 }

@@ -32,6 +32,14 @@ export function projectOf(state: ServiceState, cwd: string): Promise<Project> {
   return p;
 }
 
+/**
+ * Where `/workflow review` writes its packets. It is below `.dsh/`, which `wf.readFile` refuses,
+ * so the engine is told to allow this one subtree (the run store and catalogs stay denied).
+ */
+export function reviewPacketsRoot(cwd: string): string {
+  return resolve(cwd, '.dsh', 'review-packets');
+}
+
 /** The project and personal catalog roots for a workspace. */
 function catalogRoots(state: ServiceState, cwd: string): { project: string; personal: string } {
   const { config } = state;
@@ -114,6 +122,7 @@ async function openProject(state: ServiceState, cwd: string): Promise<Project> {
     // The run store and both catalogs stay out of wf.readFile's reach (WF_ENGINE_READ_PROTECTED).
     readFile: {
       deny: [resolve(cwd, config.runDirectory), ...Object.values(catalogRoots(state, cwd))],
+      allow: [reviewPacketsRoot(cwd)],
     },
     limits: {
       maxAgents: config.maxAgents,

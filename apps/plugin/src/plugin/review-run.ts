@@ -1,10 +1,11 @@
 // `/workflow review` as a run: splits the diff into immutable review packets under
 // `<cwd>/.dsh/review-packets/<rangeId>/` and runs the `scoped-review` built-in over them.
 import { mkdir } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type { HostAgent } from '@wf/dsh-adapter';
 import { buildReviewPackets, writeReviewPackets } from '@wf/patterns';
 import { startRun } from './launch.js';
+import { reviewPacketsRoot } from './project.js';
 import { cwdOf, fail, type RunReply, type ServiceResult, type ServiceState } from './state.js';
 
 export async function startReview(
@@ -20,7 +21,7 @@ export async function startReview(
   const built = buildReviewPackets(diff);
   if (!built.ok) return fail(built.error.code, `review: ${built.error.message}`);
   const cwd = cwdOf(agent);
-  const root = join(cwd, '.dsh', 'review-packets');
+  const root = reviewPacketsRoot(cwd);
   await mkdir(root, { recursive: true });
   const written = await writeReviewPackets(root, {
     rangeId: built.rangeId,

@@ -88,6 +88,7 @@ export async function execute(e: EngineState, ctx: RunContext): Promise<RunDone>
     schemas: e.schemas,
     ...(e.options.workspace !== undefined ? { workspace: e.options.workspace } : {}),
     ...(e.options.readFile?.deny ? { readFileDeny: e.options.readFile.deny } : {}),
+    ...(e.options.readFile?.allow ? { readFileAllow: e.options.readFile.allow } : {}),
     ...(e.options.resolveWorkflow ? { resolveWorkflow: e.options.resolveWorkflow } : {}),
     runNested: (nested, nestedArgs, nestedName): Promise<unknown> =>
       runNested(e, r, nested, nestedArgs, nestedName, box, seed, startTime),

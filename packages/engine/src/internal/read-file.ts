@@ -1,6 +1,7 @@
 // wf.readFile: a UTF-8 file contained in the workspace. Refuses `..` escapes, absolute paths
 // outside the root, symlinks (anywhere on the path), non-files, files over the size cap, and the
-// run store and catalog (`.dsh/` and the configured deny roots).
+// run store and catalog (`.dsh/` and the configured deny roots). An app may open one subtree of
+// `.dsh/` it wrote for the workflow (allow roots); the deny roots win over it.
 import { constants } from 'node:fs';
 import { lstat, open, readlink, realpath } from 'node:fs/promises';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
@@ -38,8 +39,12 @@ function refuseProtected(
   rel: string,
   absolute: string,
   denied: readonly string[],
+  allowed: readonly string[],
 ): void {
-  if (rel.split(sep).some((part) => part.toLowerCase() === STATE_DIRECTORY))
+  if (
+    rel.split(sep).some((part) => part.toLowerCase() === STATE_DIRECTORY) &&
+    !allowed.some((root) => within(root, absolute))
+  )
     throw protectedPath(path, `${STATE_DIRECTORY}/ holds the run store and catalog`);
   if (denied.some((root) => within(root, absolute)))
     throw protectedPath(path, 'the path is inside the run store or the workflow catalog');
@@ -50,6 +55,7 @@ export async function readWorkspaceFile(
   path: string,
   maxBytes: number,
   denyRoots: readonly string[] = [],
+  allowRoots: readonly string[] = [],
 ): Promise<string> {
   if (path.length === 0 || path.includes('\0'))
     throw deny(path, 'the path is empty or contains NUL');
@@ -60,7 +66,8 @@ export async function readWorkspaceFile(
   if (rel === '' || rel.startsWith('..') || isAbsolute(rel))
     throw deny(path, 'the path is outside the workspace');
   const denied = await realRoots(denyRoots);
-  refuseProtected(path, rel, target, denied);
+  const allowed = await realRoots(allowRoots);
+  refuseProtected(path, rel, target, denied, allowed);
   // Walk every component with lstat: a symlink anywhere on the path is refused.
   let cursor = realRoot;
   let last: Awaited<ReturnType<typeof lstat>> | undefined;
@@ -94,7 +101,7 @@ export async function readWorkspaceFile(
     if (openedRel === '' || openedRel.startsWith('..') || isAbsolute(openedRel))
       throw deny(path, 'the path changed to leave the workspace while it was being opened');
     // The same check on where the descriptor really points (a swapped directory, a bind mount).
-    refuseProtected(path, openedRel, opened, denied);
+    refuseProtected(path, openedRel, opened, denied, allowed);
     if (st.size > maxBytes)
       throw deny(path, `the file has ${st.size} bytes, more than the ${maxBytes} allowed`);
     const buf = Buffer.alloc(st.size);

@@ -186,6 +186,7 @@ export function createRunHandlers(
         input.path,
         run.deps.limits.readFileMaxBytes,
         run.deps.readFileDeny,
+        run.deps.readFileAllow,
       );
     },
     phase: async (input: { name: string; state: 'started' | 'completed' }) => {

@@ -71,6 +71,8 @@ export interface RunDeps {
   readonly workspace?: string;
   /** Roots `wf.readFile` refuses besides `.dsh/` (run store, catalog). */
   readonly readFileDeny?: readonly string[];
+  /** Subtrees of `.dsh/` the app wrote for workflows to read (never inside a deny root). */
+  readonly readFileAllow?: readonly string[];
   readonly resolveWorkflow?: (name: string) => Promise<ResolvedWorkflow | undefined>;
   /** Runs a nested source workflow in the same run (fresh sandbox, depth 1). */
   readonly runNested: (workflow: ResolvedWorkflow, args: unknown, name: string) => Promise<unknown>;

@@ -138,7 +138,10 @@ export class ModulePool {
       }
     };
     entry.mod = await newQuickJSWASMModuleFromVariant(
-      newVariant(/** @type {any} */ (variant), { wasmModule, wasmMemory: memory }),
+      newVariant(/** @type {any} */ (variant), {
+        wasmModule: /** @type {any} */ (wasmModule),
+        wasmMemory: memory,
+      }),
     );
     return entry;
   }
