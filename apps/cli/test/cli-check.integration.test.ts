@@ -33,11 +33,17 @@ describe('the wf bin', () => {
     expect(r.stdout).toContain('WF_SOURCE_FORBIDDEN_NAME');
   });
 
-  it('runs through the root `pnpm wf` script (the README command)', () => {
+  it('runs through the root `./wf` launcher (the README command)', () => {
+    const r = run(join(repo, 'wf'), ['check', 'examples/good.workflow.js']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('1 file, 0 errors, 0 warnings: ok');
+  });
+
+  it('runs through the root `pnpm wf` script (the same launcher)', () => {
     const pkg = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')) as {
       scripts: Record<string, string>;
     };
-    expect(pkg.scripts.wf).toBe('tsc -b apps/cli && node apps/cli/bin/wf.js');
+    expect(pkg.scripts.wf).toBe('node tooling/repo/wf.mjs');
     const r = run('pnpm', [
       '--silent',
       'wf',

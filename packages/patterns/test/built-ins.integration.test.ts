@@ -518,13 +518,16 @@ describe('scoped-review', () => {
   it('reads packets written by writeReviewPackets through wf.readFile, with the same result', async () => {
     const workspace = mkdtempSync(join(tmpdir(), 'wf-patterns-ws-'));
     try {
-      const written = await writeReviewPackets(join(workspace, '.dsh', 'review-packets'), {
-        rangeId,
-        packets,
-      });
+      // Where the plugin writes them; `.dsh/` is protected, so the run is given this subtree.
+      const root = join(workspace, '.dsh', 'review-packets');
+      const written = await writeReviewPackets(root, { rangeId, packets });
       const packetFiles = written.packets.map((p) => relative(workspace, p.path));
       const respond = (r: AgentRequest) => (r.name === 'verifier-1' ? verifier(r) : reviewers(r));
-      const fromFiles = await runPattern(scopedReview, { packetFiles }, { respond, workspace });
+      const fromFiles = await runPattern(
+        scopedReview,
+        { packetFiles },
+        { respond, workspace, readFileAllow: [root] },
+      );
       expectWithinManifest(scopedReview, fromFiles, { phases, agents: 6 });
       const inline = await runPattern(scopedReview, { packets }, { respond });
       const strip = (fs: unknown) =>

@@ -51,6 +51,8 @@ export interface RunPatternOptions {
   readonly delayMs?: number;
   /** Root for wf.readFile. */
   readonly workspace?: string;
+  /** Subtrees of `.dsh/` wf.readFile may open (as the plugin allows its review packets). */
+  readonly readFileAllow?: readonly string[];
   /** Override the provider's advertised capabilities. */
   readonly capabilities?: { readonly toolFilter?: boolean; readonly outputSchema?: boolean };
   /** Engine limits (a deployment tighter than the manifest). */
@@ -72,6 +74,7 @@ export async function runPattern(
     agents,
     recorder,
     ...(options.workspace ? { workspace: options.workspace } : {}),
+    ...(options.readFileAllow ? { readFile: { allow: options.readFileAllow } } : {}),
     ...(options.limits ? { limits: options.limits } : {}),
     ...(shared ? { sandbox: shared } : {}),
   });
