@@ -108,6 +108,7 @@ export type {
   RunEvent,
   RunEventType,
   RunFinishRecord,
+  RunRecorder,
   RunStartRecord,
   RunStatus,
   TerminalRunStatus,

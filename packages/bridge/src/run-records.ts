@@ -1,6 +1,7 @@
 // The records a run leaves: status, events, journal entries, start and finish records. Declared
 // once here because the engine writes them and @wf/catalog-fs stores them, and neither may import
-// the other (DESIGN.md section 3). Types only.
+// the other (DESIGN.md section 3). Types only; the RunRecorder port is the engine's, declared here
+// with its records so the disk store can extend it.
 
 /** How far a workflow is trusted; decides sandboxing and approval. */
 export type Trust = 'trusted-package' | 'capability-generated' | 'trusted-local';
@@ -109,4 +110,30 @@ export interface RunFinishRecord {
   readonly error?: { readonly code: string; readonly message: string };
   readonly cost: RunCost;
   readonly endedAt: number;
+}
+
+/**
+ * Where a run is recorded. Calls are made in order; `event` and `journal` must not block the
+ * engine (buffer and flush). The in-memory recorder ships in @wf/engine; the disk one in
+ * @wf/catalog-fs (`openRunStore`).
+ */
+export interface RunRecorder {
+  begin(run: RunStartRecord): Promise<void>;
+  event(event: RunEvent): void;
+  journal(runId: string, entry: JournalEntry): void;
+  /** Write-once JSON artifact; rejects when the name was already written in this run. */
+  artifact(
+    runId: string,
+    name: string,
+    value: unknown,
+  ): Promise<{ readonly name: string; readonly ref: string }>;
+  /** Coalesced snapshot fields (status, phase, counts...); the recorder decides when to persist. */
+  update(runId: string, patch: { readonly [key: string]: unknown }): void;
+  finish(runId: string, record: RunFinishRecord): Promise<void>;
+  /** For resume: the start record and the journal of an earlier run, or undefined. */
+  load?(
+    runId: string,
+  ): Promise<
+    { readonly start: RunStartRecord; readonly journal: readonly JournalEntry[] } | undefined
+  >;
 }

@@ -3,19 +3,10 @@
 // The engine never imports those packages (DESIGN.md section 3). Task-level vocabulary (model
 // hints, isolation, verification) and the run records (events, journal, start/finish) are the
 // @wf/bridge contract's, not redeclared here; the records are re-exported for existing importers.
-import type {
-  IsolationMode,
-  JournalEntry,
-  ModelHint,
-  RunFinishRecord,
-  RunEvent,
-  RunStartRecord,
-  TaskVerification,
-  Trust,
-} from '@wf/bridge';
+import type { IsolationMode, ModelHint, TaskVerification, Trust } from '@wf/bridge';
 
 export type { JournalEntry, RunCost, RunEvent, RunEventType, RunFinishRecord } from '@wf/bridge';
-export type { RunStartRecord, RunStatus, Trust } from '@wf/bridge';
+export type { RunRecorder, RunStartRecord, RunStatus, Trust } from '@wf/bridge';
 
 /** A JSON Schema object (the subset providers and ajv accept). */
 export type JsonSchema = { readonly [key: string]: unknown };
@@ -109,32 +100,6 @@ export interface AgentProvider {
    * could not be launched at all; `signal` aborts a launch in progress.
    */
   start(request: AgentRequest, signal: AbortSignal): Promise<AgentHandle>;
-}
-
-/**
- * Where a run is recorded. Calls are made in order; `event` and `journal` must not block the
- * engine (buffer and flush). The in-memory recorder ships in @wf/engine; the disk one in
- * @wf/catalog-fs (`openRunStore`).
- */
-export interface RunRecorder {
-  begin(run: RunStartRecord): Promise<void>;
-  event(event: RunEvent): void;
-  journal(runId: string, entry: JournalEntry): void;
-  /** Write-once JSON artifact; rejects when the name was already written in this run. */
-  artifact(
-    runId: string,
-    name: string,
-    value: unknown,
-  ): Promise<{ readonly name: string; readonly ref: string }>;
-  /** Coalesced snapshot fields (status, phase, counts...); the recorder decides when to persist. */
-  update(runId: string, patch: { readonly [key: string]: unknown }): void;
-  finish(runId: string, record: RunFinishRecord): Promise<void>;
-  /** For resume: the start record and the journal of an earlier run, or undefined. */
-  load?(
-    runId: string,
-  ): Promise<
-    { readonly start: RunStartRecord; readonly journal: readonly JournalEntry[] } | undefined
-  >;
 }
 
 export interface ApprovalRequest {
