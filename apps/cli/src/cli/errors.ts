@@ -1,6 +1,6 @@
 // The wf command line's error codes and exit codes. Every failure a user can cause has a code, a
 // message naming what was wrong and where, and an exit code a script can branch on.
-import { hasErrorBrand, WfError } from '@wf/errors';
+import { WfError } from '@wf/errors';
 
 /** Exit codes (documented in docs/cli.md and `wf --help`). */
 export const EXIT = {
@@ -81,10 +81,6 @@ export class CliError extends WfError<CliErrorCode> {
 
   get exitCode(): ExitCode {
     return CLI_EXIT_CODES[this.code];
-  }
-
-  static override is(value: unknown): value is CliError {
-    return hasErrorBrand(value, CliError.brand);
   }
 }
 

@@ -1,7 +1,7 @@
 // Error codes of the DSH plugin surface (tools and /workflow). Outcomes are data
 // (`{ ok: false, error: { code, message } }`); a tool call that fails throws a PluginError, which
 // DSH shows the model as an error result. One page per code in docs/errors/.
-import { hasErrorBrand, WfError } from '@wf/errors';
+import { WfError } from '@wf/errors';
 
 export const PLUGIN_ERROR_CODES = {
   /** A tool or command argument is missing, unknown or malformed (the message names the field). */
@@ -41,8 +41,4 @@ export type PluginErrorCode = keyof typeof PLUGIN_ERROR_CODES;
 /** What a failing tool call throws: DSH renders the message; `code` stays machine-readable. */
 export class PluginError extends WfError<string> {
   static override readonly brand: string = '@wf/plugin';
-
-  static override is(value: unknown): value is PluginError {
-    return hasErrorBrand(value, PluginError.brand);
-  }
 }
