@@ -2,6 +2,7 @@
 // report. A program, not a library: the exports are for tests and for embedding the command.
 export {
   CLI_ERROR_CODES,
+  CLI_EXIT_CODES,
   type CliErrorCode,
   CliError,
   EXIT,

@@ -3,12 +3,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CLI_ERROR_CODES, CliError, EXIT, isCliError } from '../src/cli/errors.js';
+import { CLI_EXIT_CODES, CliError, EXIT } from '../src/cli/errors.js';
 
 const docs = join(import.meta.dirname, '..', '..', '..', 'docs');
 
 describe('WF_CLI_* codes', () => {
-  for (const [code, exit] of Object.entries(CLI_ERROR_CODES)) {
+  for (const [code, exit] of Object.entries(CLI_EXIT_CODES)) {
     it(`${code} has a page with its exit code ${exit}`, () => {
       const page = join(docs, 'errors', `${code}.md`);
       expect(existsSync(page), page).toBe(true);
@@ -32,8 +32,8 @@ describe('WF_CLI_* codes', () => {
       { id: 1 },
       EXIT.conflict,
     ]);
-    expect(isCliError(e)).toBe(true);
-    expect(isCliError(new Error('x'))).toBe(false);
-    expect(isCliError({ code: 'WF_CLI_USAGE' })).toBe(false);
+    expect(CliError.is(e)).toBe(true);
+    expect(CliError.is(new Error('x'))).toBe(false);
+    expect(CliError.is({ code: 'WF_CLI_USAGE' })).toBe(false);
   });
 });

@@ -6,6 +6,11 @@ import type { PluginConfig } from './plugin/config.js';
 import type { PluginHost } from './plugin/host-context.js';
 
 export { Config, inject, name };
+export {
+  PLUGIN_ERROR_CODES,
+  PluginError,
+  type PluginErrorCode,
+} from './plugin/errors.js';
 export { parseConfig, type PluginConfig, type PluginConfigInput } from './plugin/config.js';
 export type { PluginHost } from './plugin/host-context.js';
 export type { AppliedPlugin } from './plugin/plugin.js';

@@ -1,6 +1,6 @@
 // The bridge's error codes (CODE -> CODE) and its one error class, built on the @wf/errors kit so
 // identity survives realm crossings.
-import { hasErrorBrand, WfError } from '@wf/errors';
+import { WfError } from '@wf/errors';
 
 /** Every code this package defines. Expected outcomes are `{ ok: false, issues }`, not throws. */
 export const BRIDGE_ERROR_CODES = {
@@ -54,11 +54,6 @@ export class BridgeError extends WfError<BridgeErrorCode> {
   ) {
     super(code, message, options);
     this.issues = options.issues ?? [];
-  }
-
-  /** True for a BridgeError from any copy of this package or realm. */
-  static override is(value: unknown): value is BridgeError {
-    return hasErrorBrand(value, BridgeError.brand);
   }
 }
 

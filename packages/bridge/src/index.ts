@@ -102,4 +102,16 @@ export {
   withRunControlData,
 } from './run-control.js';
 export { createGuestPrelude } from './prelude/prelude.js';
+export type {
+  JournalEntry,
+  RunCost,
+  RunEvent,
+  RunEventType,
+  RunFinishRecord,
+  RunRecorder,
+  RunStartRecord,
+  RunStatus,
+  TerminalRunStatus,
+  Trust,
+} from './run-records.js';
 export type { ValidationIssue } from './validation-issue.js';

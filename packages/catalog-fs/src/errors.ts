@@ -2,7 +2,7 @@
 // prefix; run-store codes are WF_CATALOG_RUN_*) and one branded error class on the @wf/errors kit.
 // Expected outcomes (not found, already exists, unsafe path, disk full...) reach callers as data
 // (`{ ok: false, error: { code, message } }`); the class is how they travel internally.
-import { type ErrorInfo, type Failure, hasErrorBrand, WfError } from '@wf/errors';
+import { type ErrorInfo, type Failure, WfError } from '@wf/errors';
 
 export const CATALOG_FS_ERROR_CODES = {
   /** A workflow name is not strict kebab-case. */
@@ -88,10 +88,6 @@ export const CatalogFsCode = {
 /** The error of this package; `CatalogFsError.is` recognises it across package copies and realms. */
 export class CatalogFsError extends WfError<CatalogFsErrorCode> {
   static override readonly brand: string = '@wf/catalog-fs';
-
-  static override is(value: unknown): value is CatalogFsError {
-    return hasErrorBrand(value, CatalogFsError.brand);
-  }
 }
 
 /** @deprecated Use `CatalogFsError.is`; kept so existing callers keep compiling. */

@@ -1,10 +1,10 @@
 // The run store's public shapes: options, run.json (`wf.run` v1), summaries and the RunStore
 // interface that openRunStore returns (re-exported from run-store.ts).
+import type { RunRecorder } from '@wf/bridge';
 import type { OperationError, Result } from './errors.js';
 import type {
   JournalEntryRecord,
   RunEventRecord,
-  RunFinishRecordShape,
   RunStartRecordShape,
   RunStatus,
 } from './run-types.js';
@@ -85,19 +85,15 @@ export interface RunSummary {
   readonly error?: OperationError;
 }
 
-export interface RunStore {
+/**
+ * The disk recorder: the engine's RunRecorder port (declared in @wf/bridge), widened to keep a
+ * capsule and any event type, with `load` always present, plus the queries and maintenance.
+ */
+export interface RunStore extends RunRecorder {
   /** The resolved directory holding the run directories (the partition, if any). */
   readonly root: string;
   begin(run: RunStartRecordShape & { readonly capsule?: unknown }): Promise<void>;
   event(event: RunEventRecord): void;
-  journal(runId: string, entry: JournalEntryRecord): void;
-  artifact(
-    runId: string,
-    name: string,
-    value: unknown,
-  ): Promise<{ readonly name: string; readonly ref: string }>;
-  update(runId: string, patch: { readonly [key: string]: unknown }): void;
-  finish(runId: string, record: RunFinishRecordShape): Promise<void>;
   load(
     runId: string,
   ): Promise<

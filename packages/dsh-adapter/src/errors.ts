@@ -1,6 +1,6 @@
 // The one error module of @wf/dsh-adapter. Expected outcomes (a refused launch, an unavailable
 // host service) are data; these codes name why.
-import { hasErrorBrand, WfError } from '@wf/errors';
+import { WfError } from '@wf/errors';
 
 export const DSH_ERROR_CODES = {
   /** A task needs a provider capability (toolFilter, outputSchema...) the DSH provider lacks. */
@@ -32,8 +32,4 @@ export type DshErrorCode = keyof typeof DSH_ERROR_CODES;
 /** The adapter's error; `DshAdapterError.is` recognises it across package copies and realms. */
 export class DshAdapterError extends WfError<DshErrorCode> {
   static override readonly brand: string = '@wf/dsh-adapter';
-
-  static override is(value: unknown): value is DshAdapterError {
-    return hasErrorBrand(value, DshAdapterError.brand);
-  }
 }

@@ -107,27 +107,18 @@ export function createDshApprover(options: DshApproverOptions): Approver & {
   };
 }
 
-/** Why a question got no answer (the `reason` kept beside the error for existing callers). */
+/** Why a question got no answer, as `confirmWithUser` reports it (`declined` aside). */
 export type QuestionFailureReason = 'unavailable' | 'delegated' | 'cancelled' | 'failed';
 
-/**
- * A failed optional-service call: the one failure shape `{ ok: false, error: { code, message } }`.
- * `reason` and `message` repeat it in the earlier form and are deprecated (removed once apps read
- * `error`).
- */
-export type ServiceFailure<R extends string> = Failure<DshErrorCode> & {
-  /** @deprecated Read `error.code`. */
-  readonly reason: R;
-  /** @deprecated Read `error.message`. */
-  readonly message: string;
-};
+/** A failed optional-service call: the one failure shape `{ ok: false, error: { code, message } }`. */
+export type ServiceFailure<C extends DshErrorCode = DshErrorCode> = Failure<C>;
 
 export type QuestionOutcome =
   | {
       readonly ok: true;
       readonly answers: ReadonlyMap<string, { selected: string[]; custom?: string }>;
     }
-  | ServiceFailure<QuestionFailureReason>;
+  | ServiceFailure<(typeof REASON_CODE)[QuestionFailureReason]>;
 
 const REASON_CODE = {
   unavailable: 'WF_DSH_SERVICE_UNAVAILABLE',
@@ -139,8 +130,14 @@ const REASON_CODE = {
 function serviceFailure<R extends QuestionFailureReason>(
   reason: R,
   message: string,
-): ServiceFailure<R> {
-  return { ...failure(REASON_CODE[reason], message), reason, message };
+): ServiceFailure<(typeof REASON_CODE)[R]> {
+  return failure(REASON_CODE[reason], message);
+}
+
+/** The reason `confirmWithUser` reports for a failed question, read back from its code. */
+function reasonOf(code: DshErrorCode): QuestionFailureReason {
+  const found = Object.entries(REASON_CODE).find(([, c]) => c === code);
+  return (found?.[0] as QuestionFailureReason | undefined) ?? 'failed';
 }
 
 /** `ctx.userQuestions.ask` as data: "nothing can answer" is `unavailable`, not a throw. */
@@ -199,7 +196,8 @@ export async function confirmWithUser(
     ...(input.agent ? { agent: input.agent } : {}),
     ...(input.signal ? { signal: input.signal } : {}),
   });
-  if (!out.ok) return { confirmed: false, reason: out.reason, message: out.error.message };
+  if (!out.ok)
+    return { confirmed: false, reason: reasonOf(out.error.code), message: out.error.message };
   const picked = out.answers.get(input.id)?.selected ?? [];
   return picked.includes(input.yesLabel)
     ? { confirmed: true }
@@ -208,7 +206,7 @@ export async function confirmWithUser(
 
 export type JobStartOutcome =
   | { readonly ok: true; readonly jobId: string }
-  | ServiceFailure<'unavailable' | 'failed'>;
+  | ServiceFailure<'WF_DSH_SERVICE_UNAVAILABLE' | 'WF_DSH_SERVICE_FAILED'>;
 
 /** Hands background work to `ctx.jobs`, which then owns it (and cancels it with its owner). */
 export function startJob(

@@ -2,7 +2,7 @@
 // others are ordinary failures a workflow can observe and handle. The run-control marker itself
 // (`data.runControl`) is defined once, in @wf/bridge.
 import { isRunControlError, type RunControlData } from '@wf/bridge';
-import { hasErrorBrand, WfError } from '@wf/errors';
+import { WfError } from '@wf/errors';
 
 export { isRunControlError };
 
@@ -92,9 +92,5 @@ export class EngineError extends WfError<EngineErrorCode> {
   ) {
     super(code, message, options);
     this.data = { ...options.data, runControl: RUN_CONTROL_CODES.includes(code) };
-  }
-
-  static override is(value: unknown): value is EngineError {
-    return hasErrorBrand(value, EngineError.brand);
   }
 }

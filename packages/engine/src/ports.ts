@@ -1,16 +1,18 @@
 // The engine's ports: interfaces that other packages implement structurally (catalog-fs: the
 // RunRecorder; dsh-adapter: the AgentProvider and Approver) and apps/plugin wires together.
 // The engine never imports those packages (DESIGN.md section 3). Task-level vocabulary (model
-// hints, isolation, verification) is the @wf/bridge contract's, not redeclared here.
-import type { IsolationMode, ModelHint, TaskVerification } from '@wf/bridge';
+// hints, isolation, verification) and the run records (events, journal, start/finish) are the
+// @wf/bridge contract's, not redeclared here; the records are re-exported for existing importers.
+import type { IsolationMode, ModelHint, TaskVerification, Trust } from '@wf/bridge';
+
+export type { JournalEntry, RunCost, RunEvent, RunEventType, RunFinishRecord } from '@wf/bridge';
+export type { RunRecorder, RunStartRecord, RunStatus, Trust } from '@wf/bridge';
 
 /** A JSON Schema object (the subset providers and ajv accept). */
 export type JsonSchema = { readonly [key: string]: unknown };
 
 /** The bridge's `ModelHint`, under the name providers know. */
 export type ModelTier = ModelHint;
-
-export type Trust = 'trusted-package' | 'capability-generated' | 'trusted-local';
 
 /** What a provider (transport) can honour. A task needing a missing one is refused before launch. */
 export interface ProviderCapabilities {
@@ -98,132 +100,6 @@ export interface AgentProvider {
    * could not be launched at all; `signal` aborts a launch in progress.
    */
   start(request: AgentRequest, signal: AbortSignal): Promise<AgentHandle>;
-}
-
-export type RunStatus =
-  | 'running'
-  | 'paused'
-  | 'completed'
-  | 'failed'
-  | 'stopped'
-  | 'denied'
-  | 'interrupted';
-
-export type RunEventType =
-  | 'workflow-started'
-  | 'workflow-log'
-  | 'workflow-completed'
-  | 'workflow-failed'
-  | 'workflow-stopped'
-  | 'workflow-paused'
-  | 'workflow-resumed'
-  | 'phase-started'
-  | 'phase-completed'
-  | 'agent-started'
-  | 'agent-completed'
-  | 'agent-message'
-  | 'synthesis-started'
-  | 'synthesis-completed'
-  | 'nested-started'
-  | 'nested-completed'
-  | 'artifact-written'
-  | 'cache-hit';
-
-/** One line of a run's event log. `seq` is monotonic per run, starting at 1. */
-export interface RunEvent {
-  readonly seq: number;
-  readonly runId: string;
-  readonly type: RunEventType;
-  /** Host wall-clock epoch ms when the event was emitted. */
-  readonly time: number;
-  readonly data: { readonly [key: string]: unknown };
-}
-
-export interface RunCost {
-  readonly wallClockDurationMs: number;
-  readonly agentsStarted: number;
-  readonly agentsCompleted: number;
-  readonly cacheHits: number;
-  readonly tokenUsage: {
-    readonly inputTokens: number;
-    readonly outputTokens: number;
-    readonly totalTokens: number;
-  };
-  readonly peakConcurrency: number;
-}
-
-/** What the recorder is told when a run starts: enough to re-execute it for resume. */
-export interface RunStartRecord {
-  readonly runId: string;
-  readonly workflow: string;
-  readonly trust: Trust;
-  readonly manifest: unknown;
-  /** Source of a source-based run; absent for trusted-local host functions. */
-  readonly source?: string;
-  readonly args: unknown;
-  readonly seed: number;
-  /** Epoch ms the guest's logical clock starts at. */
-  readonly startTime: number;
-  readonly startedAt: number;
-  readonly resumedFromRunId?: string;
-  readonly sourceRunId?: string;
-  readonly revisionOf?: string;
-}
-
-/** One journaled host call: what the guest asked, what it got, and when (logical time). */
-export interface JournalEntry {
-  /** Order in which the guest issued the call, from 1. */
-  readonly seq: number;
-  /** Order in which the result was delivered to the guest, from 1. */
-  readonly settleSeq: number;
-  readonly method: string;
-  readonly input: unknown;
-  readonly outcome:
-    | { readonly ok: true; readonly value: unknown }
-    | {
-        readonly ok: false;
-        readonly error: {
-          readonly code: string;
-          readonly message: string;
-          readonly data?: unknown;
-        };
-      };
-  /** Logical epoch ms the guest clock was set to when this result was delivered. */
-  readonly settledAt: number;
-}
-
-export interface RunFinishRecord {
-  readonly status: Exclude<RunStatus, 'running' | 'paused'>;
-  readonly result?: unknown;
-  readonly error?: { readonly code: string; readonly message: string };
-  readonly cost: RunCost;
-  readonly endedAt: number;
-}
-
-/**
- * Where a run is recorded. Calls are made in order; `event` and `journal` must not block the
- * engine (buffer and flush). The in-memory recorder ships in @wf/engine; the disk one in
- * @wf/catalog-fs (`openRunStore`).
- */
-export interface RunRecorder {
-  begin(run: RunStartRecord): Promise<void>;
-  event(event: RunEvent): void;
-  journal(runId: string, entry: JournalEntry): void;
-  /** Write-once JSON artifact; rejects when the name was already written in this run. */
-  artifact(
-    runId: string,
-    name: string,
-    value: unknown,
-  ): Promise<{ readonly name: string; readonly ref: string }>;
-  /** Coalesced snapshot fields (status, phase, counts...); the recorder decides when to persist. */
-  update(runId: string, patch: { readonly [key: string]: unknown }): void;
-  finish(runId: string, record: RunFinishRecord): Promise<void>;
-  /** For resume: the start record and the journal of an earlier run, or undefined. */
-  load?(
-    runId: string,
-  ): Promise<
-    { readonly start: RunStartRecord; readonly journal: readonly JournalEntry[] } | undefined
-  >;
 }
 
 export interface ApprovalRequest {

@@ -16,6 +16,13 @@ export interface ErrorInfo<C extends string = string> {
   readonly hint?: string;
 }
 
+/** Any @wf error class: what `WfError.is` reads its brand from. */
+export type BrandedErrorClass = (abstract new (
+  ...args: never
+) => WfError) & {
+  readonly brand: string;
+};
+
 export interface WfErrorOptions {
   readonly cause?: unknown;
   readonly hint?: string;
@@ -62,11 +69,15 @@ export class WfError<C extends string = string> extends Error {
 
   /**
    * Realm-safe: on WfError, true for an error of any @wf package; on a subclass, true for that
-   * subclass's brand only. Subclasses override it just to narrow the type predicate.
+   * subclass's brand only, and narrowed to it (the `this` type), so subclasses need no override.
+   * Call it on the class (`SandboxError.is(x)`); a detached `is` has no class to read a brand from.
    */
-  static is(value: unknown): value is WfError {
+  static is<T extends BrandedErrorClass>(this: T, value: unknown): value is InstanceType<T> {
     // biome-ignore lint/complexity/noThisInStatic: polymorphic on purpose, `this` is the class `is` was called on
-    return hasErrorBrand(value, this.brand);
+    const brand: unknown = (this as T | undefined)?.brand;
+    if (typeof brand !== 'string')
+      throw new TypeError('WfError.is: call it on the error class (X.is(value)), not detached');
+    return hasErrorBrand(value, brand);
   }
 
   /** The data form: `{ code, message, hint? }`, without cause or stack. */

@@ -1,15 +1,12 @@
 // The kit's identity, data form and failure shape, including copies from another realm.
 import { runInNewContext } from 'node:vm';
-import { describe, expect, it } from 'vitest';
-import { ERROR_BRAND, failure, hasErrorBrand, isCodeTable, WfError } from '../src/index.js';
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import { ERROR_BRAND, failure, isCodeTable, WfError } from '../src/index.js';
 
 const CODES = { WF_DEMO_BROKEN: 'WF_DEMO_BROKEN' } as const;
 
 class DemoError extends WfError<keyof typeof CODES> {
   static override readonly brand = '@wf/demo';
-  static override is(value: unknown): value is DemoError {
-    return hasErrorBrand(value, DemoError.brand);
-  }
 }
 class OtherError extends WfError {
   static override readonly brand = '@wf/other';
@@ -67,6 +64,16 @@ describe('WfError', () => {
       },
     );
     expect(DemoError.is(hostile)).toBe(false);
+  });
+
+  it('is() inherited from the kit narrows to the class it is called on, and refuses to run detached', () => {
+    const value: unknown = new DemoError('WF_DEMO_BROKEN', 'x');
+    if (!DemoError.is(value)) throw new Error('expected a DemoError');
+    expectTypeOf(value).toEqualTypeOf<DemoError>();
+    expectTypeOf(value.code).toEqualTypeOf<'WF_DEMO_BROKEN'>();
+    // TypeScript already refuses a detached call (its `this` is void); plain JS gets a TypeError
+    const detached = DemoError.is as unknown as (v: unknown) => boolean;
+    expect(() => detached(value)).toThrow(/call it on the error class/);
   });
 
   it('keeps the brand out of JSON and structured clones (data crosses as code + message)', () => {

@@ -1,6 +1,6 @@
 // The patterns package's error codes and its one error class. Expected outcomes (a diff that is not
 // a diff, options out of range) are returned as data; the class is thrown only for I/O conflicts.
-import { hasErrorBrand, WfError } from '@wf/errors';
+import { WfError } from '@wf/errors';
 
 export const PATTERNS_ERROR_CODES = {
   /** `buildReviewPackets` got text that contains no unified-diff file section. */
@@ -18,8 +18,4 @@ export type PatternsErrorCode = (typeof PATTERNS_ERROR_CODES)[keyof typeof PATTE
 /** Thrown only for I/O conflicts; `PatternsError.is` recognises it across copies and realms. */
 export class PatternsError extends WfError<PatternsErrorCode> {
   static override readonly brand: string = '@wf/patterns';
-
-  static override is(value: unknown): value is PatternsError {
-    return hasErrorBrand(value, PatternsError.brand);
-  }
 }

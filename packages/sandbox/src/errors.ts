@@ -1,6 +1,6 @@
 // The sandbox's error codes (one table, CODE -> CODE) and its one error class. Outcomes of guest
 // behaviour are data (`SandboxOutcome`); SandboxError is thrown only for bad host input or a closed sandbox.
-import { hasErrorBrand, WfError } from '@wf/errors';
+import { WfError } from '@wf/errors';
 
 export const SANDBOX_ERROR_CODES = {
   // Thrown to the host caller.
@@ -73,8 +73,4 @@ export type SandboxErrorCode = keyof typeof SANDBOX_ERROR_CODES;
 /** Thrown to the host caller; `SandboxError.is` recognises it across package copies and realms. */
 export class SandboxError extends WfError<SandboxErrorCode> {
   static override readonly brand: string = '@wf/sandbox';
-
-  static override is(value: unknown): value is SandboxError {
-    return hasErrorBrand(value, SandboxError.brand);
-  }
 }

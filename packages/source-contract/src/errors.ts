@@ -1,6 +1,6 @@
 // The source contract's codes and its one error class. Diagnostics are data (`{ ok: false, errors }`);
 // the class is thrown only for caller bugs (invalid options), never for hostile source.
-import { hasErrorBrand, WfError } from '@wf/errors';
+import { WfError } from '@wf/errors';
 
 /**
  * Codes a Diagnostic can carry. `WF_SOURCE_LINT_*` are quality findings, every other
@@ -54,10 +54,6 @@ export type SourceContractErrorCode = keyof typeof SOURCE_CONTRACT_ERROR_CODES;
 /** Thrown only for invalid options. `SourceContractError.is` recognises it across realms. */
 export class SourceContractError extends WfError<SourceContractErrorCode> {
   static override readonly brand: string = '@wf/source-contract';
-
-  static override is(value: unknown): value is SourceContractError {
-    return hasErrorBrand(value, SourceContractError.brand);
-  }
 }
 
 /** @deprecated Use `SourceContractError.is`; kept so existing callers keep compiling. */

@@ -14,7 +14,7 @@ import {
   type SmokeReport,
   smokeWorkflow,
 } from './check-capsule.js';
-import { isCliError } from './errors.js';
+import { CliError } from './errors.js';
 
 /** Larger files are refused before reading; the contract's own cap (512 KiB) is far below. */
 const MAX_FILE_BYTES = 16 * 1024 * 1024;
@@ -265,7 +265,7 @@ export function registerCheck(program: Command): void {
         try {
           args = opts.args === undefined ? undefined : parseJson(opts.args, '--args');
         } catch (e) {
-          if (!isCliError(e)) throw e;
+          if (!CliError.is(e)) throw e;
           if (opts.json)
             process.stdout.write(
               `${JSON.stringify({ ok: false, error: { code: e.code, message: e.message } }, null, 2)}\n`,

@@ -2,7 +2,7 @@
 // whether the caller asked for JSON. `runVerb` turns any outcome into an exit code: a CliError
 // prints its code, message and hint (or a JSON error document), anything else is a bug and says so.
 import { cleanLines } from '../progress/frame.js';
-import { CliError, EXIT, type ExitCode, isCliError } from './errors.js';
+import { CliError, EXIT, type ExitCode } from './errors.js';
 
 export interface TermStream {
   write(chunk: string): unknown;
@@ -92,14 +92,14 @@ export async function runVerb(
   try {
     code = await body(ctx);
   } catch (e) {
-    const error = isCliError(e)
+    const error = CliError.is(e)
       ? e
       : new CliError(
           'WF_CLI_INTERNAL',
           `unexpected internal error: ${e instanceof Error ? e.message : String(e)}`,
           { hint: 'this is a bug in wf; please report it with the command you ran', cause: e },
         );
-    if (!isCliError(e) && ctx.env.WF_DEBUG) ctx.stderr.write(`${(e as Error)?.stack ?? e}\n`);
+    if (!CliError.is(e) && ctx.env.WF_DEBUG) ctx.stderr.write(`${(e as Error)?.stack ?? e}\n`);
     printError(ctx, error);
     code = error.exitCode;
   }

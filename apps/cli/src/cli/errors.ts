@@ -1,5 +1,6 @@
 // The wf command line's error codes and exit codes. Every failure a user can cause has a code, a
 // message naming what was wrong and where, and an exit code a script can branch on.
+import { WfError } from '@wf/errors';
 
 /** Exit codes (documented in docs/cli.md and `wf --help`). */
 export const EXIT = {
@@ -23,7 +24,29 @@ export const EXIT = {
 
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
+/** The CLI's codes, keyed CODE -> CODE like every @wf code table. */
 export const CLI_ERROR_CODES = {
+  WF_CLI_SMOKE_FAILED: 'WF_CLI_SMOKE_FAILED',
+  WF_CLI_USAGE: 'WF_CLI_USAGE',
+  WF_CLI_ARGS_JSON: 'WF_CLI_ARGS_JSON',
+  WF_CLI_ARGS_INVALID: 'WF_CLI_ARGS_INVALID',
+  WF_CLI_WORKFLOW_INVALID: 'WF_CLI_WORKFLOW_INVALID',
+  WF_CLI_AGENTS_UNSUPPORTED: 'WF_CLI_AGENTS_UNSUPPORTED',
+  WF_CLI_TRUST_REQUIRED: 'WF_CLI_TRUST_REQUIRED',
+  WF_CLI_WORKFLOW_NOT_FOUND: 'WF_CLI_WORKFLOW_NOT_FOUND',
+  WF_CLI_RUN_NOT_FOUND: 'WF_CLI_RUN_NOT_FOUND',
+  WF_CLI_RUN_ACTIVE: 'WF_CLI_RUN_ACTIVE',
+  WF_CLI_NAME_TAKEN: 'WF_CLI_NAME_TAKEN',
+  WF_CLI_NOT_RESUMABLE: 'WF_CLI_NOT_RESUMABLE',
+  WF_CLI_RUN_CORRUPT: 'WF_CLI_RUN_CORRUPT',
+  WF_CLI_INTERRUPTED: 'WF_CLI_INTERRUPTED',
+  WF_CLI_INTERNAL: 'WF_CLI_INTERNAL',
+} as const;
+
+export type CliErrorCode = keyof typeof CLI_ERROR_CODES;
+
+/** The exit code each CLI code ends the process with (docs/cli.md). */
+export const CLI_EXIT_CODES = {
   WF_CLI_SMOKE_FAILED: EXIT.failed,
   WF_CLI_USAGE: EXIT.usage,
   WF_CLI_ARGS_JSON: EXIT.usage,
@@ -39,39 +62,29 @@ export const CLI_ERROR_CODES = {
   WF_CLI_RUN_CORRUPT: EXIT.corrupt,
   WF_CLI_INTERRUPTED: EXIT.interrupted,
   WF_CLI_INTERNAL: EXIT.internal,
-} as const satisfies Record<string, ExitCode>;
+} as const satisfies Record<CliErrorCode, ExitCode>;
 
-export type CliErrorCode = keyof typeof CLI_ERROR_CODES;
+export class CliError extends WfError<CliErrorCode> {
+  static override readonly brand: string = '@wf/cli';
 
-const BRAND = Symbol.for('@wf/plugin.cli-error');
-
-export class CliError extends Error {
-  readonly code: CliErrorCode;
-  /** One line telling the user how to fix it. */
-  readonly hint: string | undefined;
   /** Structured detail for `--json` (e.g. schema issues with their paths). */
   readonly details: unknown;
-  readonly [BRAND] = true;
 
   constructor(
     code: CliErrorCode,
     message: string,
     options: { hint?: string; details?: unknown; cause?: unknown } = {},
   ) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.name = 'CliError';
-    this.code = code;
-    this.hint = options.hint;
+    super(code, message, options);
     this.details = options.details;
   }
 
   get exitCode(): ExitCode {
-    return CLI_ERROR_CODES[this.code];
+    return CLI_EXIT_CODES[this.code];
   }
 }
 
+/** @deprecated Use `CliError.is`; kept so existing callers keep compiling. */
 export function isCliError(value: unknown): value is CliError {
-  return (
-    typeof value === 'object' && value !== null && (value as { [BRAND]?: unknown })[BRAND] === true
-  );
+  return CliError.is(value);
 }

@@ -3,7 +3,7 @@
 // user and every record from disk, so both are checked before use.
 import { lstat, open, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { isCatalogFsError, type RunStore } from '@wf/catalog-fs';
+import { CatalogFsError, type RunStore } from '@wf/catalog-fs';
 import { clean, cleanLines } from '../progress/frame.js';
 import { duration, grouped, renderRunReport } from '../report/render.js';
 import { foldRunEvents, isRecord } from '../report/run-model.js';
@@ -96,7 +96,7 @@ async function loadRun(store: RunStore, target: string) {
   try {
     events = await store.events(runId);
   } catch (e) {
-    throw isCatalogFsError(e) ? storeError(e, runId) : e;
+    throw CatalogFsError.is(e) ? storeError(e, runId) : e;
   }
   const result = await readResult(store, runId);
   return { runId, summary, snapshot: summary.snapshot, events, result };
@@ -263,7 +263,7 @@ export async function eventsCommand(
         try {
           batch = await store.events(runId, { after });
         } catch (e) {
-          throw isCatalogFsError(e) ? storeError(e, runId) : e;
+          throw CatalogFsError.is(e) ? storeError(e, runId) : e;
         }
         for (const event of batch) {
           after = Math.max(after, event.seq);

@@ -4,7 +4,7 @@
 // catalog sees it, and the catalog validates it again.
 import { readFileSync } from 'node:fs';
 import { type CapsuleDraft, createCapsule, type WorkflowCapsule } from '@wf/bridge';
-import { isCatalogFsError } from '@wf/catalog-fs';
+import { CatalogFsError } from '@wf/catalog-fs';
 import { isRecord } from '../report/run-model.js';
 import { type CliContext, printJson, printLine } from './context.js';
 import { CliError, EXIT, type ExitCode } from './errors.js';
@@ -60,7 +60,7 @@ export async function saveCommand(
     try {
       loaded = await store.load(runId);
     } catch (e) {
-      throw isCatalogFsError(e) ? storeError(e, runId) : e;
+      throw CatalogFsError.is(e) ? storeError(e, runId) : e;
     }
     if (!loaded) {
       throw new CliError(

@@ -74,7 +74,7 @@ export function createCommandHandler(
     signal: AbortSignal,
   ) => {
     const out = await manager.manage(agent, input, signal);
-    return out.ok ? ok(out.value) : err(`${out.code}: ${out.message}`);
+    return out.ok ? ok(out.value) : err(`${out.error.code}: ${out.error.message}`);
   };
   return async (inv: CommandInvocation): Promise<CommandResult> => {
     const { agent, signal } = inv;
@@ -159,7 +159,7 @@ export function createCommandHandler(
           { name: head, args: json ?? (words.length ? { question: words.join(' ') } : {}), wait },
           { agent, signal, preApproved: true },
         );
-        if (!out.ok) return err(`${out.code}: ${out.message}`);
+        if (!out.ok) return err(`${out.error.code}: ${out.error.message}`);
         return ok(
           out.reply.status === 'running' ? `Started ${head}: ${out.reply.runId}` : out.reply,
         );

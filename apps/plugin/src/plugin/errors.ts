@@ -1,6 +1,8 @@
 // Error codes of the DSH plugin surface (tools and /workflow). Outcomes are data
-// (`{ ok: false, code, message }`); a tool call that fails throws an Error carrying `code`, which
+// (`{ ok: false, error: { code, message } }`); a tool call that fails throws a PluginError, which
 // DSH shows the model as an error result. One page per code in docs/errors/.
+import { WfError } from '@wf/errors';
+
 export const PLUGIN_ERROR_CODES = {
   /** A tool or command argument is missing, unknown or malformed (the message names the field). */
   WF_PLUGIN_INVALID_INPUT: 'WF_PLUGIN_INVALID_INPUT',
@@ -36,26 +38,7 @@ export const PLUGIN_ERROR_CODES = {
 
 export type PluginErrorCode = keyof typeof PLUGIN_ERROR_CODES;
 
-const BRAND = Symbol.for('@wf/plugin.error');
-
 /** What a failing tool call throws: DSH renders the message; `code` stays machine-readable. */
-export class PluginError extends Error {
-  readonly code: string;
-  override readonly cause?: unknown;
-  readonly [BRAND] = true;
-
-  constructor(code: string, message: string, options?: { cause?: unknown }) {
-    super(message);
-    this.name = 'PluginError';
-    this.code = code;
-    if (options && 'cause' in options) this.cause = options.cause;
-  }
-
-  static is(value: unknown): value is PluginError {
-    return (
-      typeof value === 'object' &&
-      value !== null &&
-      (value as { [BRAND]?: unknown })[BRAND] === true
-    );
-  }
+export class PluginError extends WfError<string> {
+  static override readonly brand: string = '@wf/plugin';
 }

@@ -174,7 +174,7 @@ export async function startRun(
       ...(job.ok
         ? { jobId: job.jobId }
         : {
-            note: `running in the background; DSH jobs ${job.reason}: manage it with ${config.manageToolName}`,
+            note: `running in the background; DSH jobs ${job.error.code === 'WF_DSH_SERVICE_UNAVAILABLE' ? 'unavailable' : 'failed'}: manage it with ${config.manageToolName}`,
           }),
     },
   };

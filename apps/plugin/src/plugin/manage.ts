@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { parseManifest } from '@wf/bridge';
 import { type HostAgent, readSessionEvents } from '@wf/dsh-adapter';
 import { createEngine, createSimulatedAgents } from '@wf/engine';
+import { type Failure, failure } from '@wf/errors';
 import type { WorkflowService } from './service.js';
 
 export interface ManageInput {
@@ -19,9 +20,7 @@ export interface ManageInput {
   readonly replace?: boolean | undefined;
 }
 
-export type ManageResult =
-  | { readonly ok: true; readonly value: unknown }
-  | { readonly ok: false; readonly code: string; readonly message: string };
+export type ManageResult = { readonly ok: true; readonly value: unknown } | Failure;
 
 const aborted = (signal: AbortSignal) =>
   new Promise<void>((resolve) => {
@@ -29,7 +28,7 @@ const aborted = (signal: AbortSignal) =>
     else signal.addEventListener('abort', () => resolve(), { once: true });
   });
 
-const failed = (code: string, message: string): ManageResult => ({ ok: false, code, message });
+const failed = (code: string, message: string): ManageResult => failure(code, message);
 
 interface Grant {
   readonly messageId: string;

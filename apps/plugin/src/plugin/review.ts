@@ -65,7 +65,7 @@ export function createReviewRunner(service: WorkflowService): ReviewRunner {
       if (diff.diff.trim() === '')
         return { kind: 'success', text: `review: no changes in ${diff.range}` };
       const out = await service.startReview(agent, diff.diff, diff.range, { wait, signal });
-      if (!out.ok) return { kind: 'error', text: `${out.code}: ${out.message}` };
+      if (!out.ok) return { kind: 'error', text: `${out.error.code}: ${out.error.message}` };
       return {
         kind: 'success',
         text:

@@ -10,6 +10,7 @@ import type {
 } from '@wf/catalog-fs';
 import type { HostAgent, HostSession, NativeRunEvents } from '@wf/dsh-adapter';
 import type { Engine, RunDone, RunEvent, RunHandle, Trust } from '@wf/engine';
+import { type Failure, failure } from '@wf/errors';
 import type { PluginConfig } from './config.js';
 import type { OptionalServices, PluginHost } from './host-context.js';
 import type { RunRouter } from './routing.js';
@@ -52,18 +53,11 @@ export interface RunReply {
   readonly note?: string;
 }
 
-export type ServiceFailure = {
-  readonly ok: false;
-  readonly code: string;
-  readonly message: string;
-};
+/** The one failure shape of the kit: `{ ok: false, error: { code, message, hint? } }`. */
+export type ServiceFailure = Failure;
 export type ServiceResult<T> = ({ readonly ok: true } & T) | ServiceFailure;
 
-export const fail = (code: string, message: string): ServiceFailure => ({
-  ok: false,
-  code,
-  message,
-});
+export const fail = (code: string, message: string): ServiceFailure => failure(code, message);
 
 export interface StartInput {
   readonly name?: string;

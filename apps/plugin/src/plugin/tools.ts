@@ -3,6 +3,7 @@
 // answers a bad call with a message naming the field.
 import * as v from 'valibot';
 import type { HostAgent } from '@wf/dsh-adapter';
+import { failure } from '@wf/errors';
 import { PluginError } from './errors.js';
 import type { ToolDefinition, ToolExec } from './host-context.js';
 import type { Manager } from './manage.js';
@@ -50,6 +51,8 @@ export const ManageArgs = v.strictObject({
 export class ToolInputError extends PluginError {
   constructor(message: string) {
     super('WF_PLUGIN_INVALID_INPUT', message);
+    // shown by DSH as before the error kit: a PluginError with the invalid-input code
+    this.name = 'PluginError';
   }
 }
 
@@ -133,7 +136,8 @@ export function createTools(service: WorkflowService, manager: Manager): ToolDef
           },
           { agent, signal: exec.signal, preApproved: await granted },
         );
-        if (!out.ok) throw new PluginError(out.code, `${out.code}: ${out.message}`);
+        if (!out.ok)
+          throw new PluginError(out.error.code, `${out.error.code}: ${out.error.message}`);
         return out.reply;
       },
     },
@@ -170,10 +174,11 @@ export function createTools(service: WorkflowService, manager: Manager): ToolDef
         const out = await manager
           .manage(callerOf(manageToolName, exec), input, exec.signal)
           .catch((e: unknown) => {
-            if (PluginError.is(e)) return { ok: false as const, code: e.code, message: e.message };
+            if (PluginError.is(e)) return failure(e.code, e.message);
             throw e;
           });
-        if (!out.ok) throw new PluginError(out.code, `${out.code}: ${out.message}`);
+        if (!out.ok)
+          throw new PluginError(out.error.code, `${out.error.code}: ${out.error.message}`);
         return out.value;
       },
     },
