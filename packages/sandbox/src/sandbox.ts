@@ -11,6 +11,17 @@ import { parseJsonText, toJsonText } from './internal/json.js';
 import { DEFAULT_LIMITS, mergeLimits } from './internal/limits.js';
 import { taskCpuMs } from './internal/cpu-clock.js';
 import { compileEngine } from './internal/module-pool.js';
+import {
+  type CallMessage,
+  type EndMessage,
+  FROM_WORKER,
+  type FromWorkerMessage,
+  type RunMessage,
+  type StartFields,
+  TO_WORKER,
+  type ToWorkerMessage,
+  type WorkerStats,
+} from './internal/protocol.js';
 import { redactHostMessage } from './internal/redact.js';
 import type {
   Capability,
@@ -43,26 +54,6 @@ const MAX_SEED = Number.MAX_SAFE_INTEGER;
 /** Times one run may be replayed on a fresh worker after losing its worker to another run. */
 const MAX_REPLAYS = 3;
 
-interface WorkerStats {
-  cpuMs: number;
-  hostCalls: number;
-  peakMemoryBytes: number;
-  workerId: string;
-  moduleId: string;
-}
-
-interface EndMessage {
-  t: 'end';
-  runId: number;
-  status: string;
-  code: string;
-  message: string;
-  value?: string | null;
-  guestCode?: string;
-  held: boolean;
-  stats: WorkerStats;
-}
-
 interface Ending {
   status: SandboxOutcome['status'];
   code: string;
@@ -74,14 +65,6 @@ interface Ending {
 interface Call {
   abort: () => void;
   done: Promise<void>;
-}
-
-/** What the worker needs to start (or replay) a run: the 'start' message minus the replay log. */
-interface StartFields {
-  source: string;
-  argsText: string;
-  prelude: string | null;
-  capabilities: string[];
 }
 
 interface Run {
@@ -133,7 +116,7 @@ class PoolWorker {
       memoryBytes: number;
       wasmModule: unknown;
     },
-    onMessage: (w: PoolWorker, msg: unknown) => void,
+    onMessage: (w: PoolWorker, msg: RunMessage) => void,
     onGone: (w: PoolWorker) => void,
   ) {
     this.id = id;
@@ -148,9 +131,9 @@ class PoolWorker {
     this.ready = new Promise<void>((resolve) => {
       markReady = resolve;
     });
-    this.worker.on('message', (msg: { t?: string }) => {
-      if (msg.t === 'ready') {
-        const tid = (msg as { tid?: unknown }).tid;
+    this.worker.on('message', (msg: FromWorkerMessage) => {
+      if (msg.t === FROM_WORKER.ready) {
+        const tid: unknown = msg.tid;
         this.tid = typeof tid === 'number' && Number.isSafeInteger(tid) ? tid : null;
         this.started = true;
         markReady();
@@ -165,6 +148,11 @@ class PoolWorker {
     };
     this.worker.on('error', gone);
     this.worker.on('exit', gone);
+  }
+
+  /** Sends one protocol message to the worker. */
+  send(msg: ToWorkerMessage): void {
+    this.worker.postMessage(msg);
   }
 
   hold(): void {
@@ -380,8 +368,8 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     w.runs.set(run.id, run);
     w.hold();
     const elapsed = performance.now() - run.t0;
-    w.worker.postMessage({
-      t: 'start',
+    w.send({
+      t: TO_WORKER.start,
       runId: run.id,
       ...run.start,
       limits: {
@@ -468,20 +456,19 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   }, SLICE_WATCH_MS);
   sliceWatch.unref();
 
-  function onMessage(w: PoolWorker, raw: unknown): void {
-    const msg = raw as { t: string; runId: number };
+  function onMessage(w: PoolWorker, msg: RunMessage): void {
     const run = w.runs.get(msg.runId);
     if (run === undefined) return;
-    if (msg.t === 'call') {
-      const m = raw as { callId: number; name: string; input: string; refuse?: string };
+    if (msg.t === FROM_WORKER.call) {
+      const m: CallMessage = msg;
       // A replay re-issues the calls the run made before its worker was lost: they already ran.
       if (m.callId <= run.dispatched) return;
       run.dispatched = m.callId;
       if (m.refuse !== undefined) refuse(run, m.callId, m.refuse);
       else dispatch(run, m.callId, m.name, m.input);
-    } else if (msg.t === 'end') {
-      onEnd(run, raw as EndMessage);
-    } else if (msg.t === 'disposed') {
+    } else if (msg.t === FROM_WORKER.end) {
+      onEnd(run, msg);
+    } else if (msg.t === FROM_WORKER.disposed) {
       run.disposed?.();
     }
   }
@@ -495,7 +482,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     if (run.ended) return;
     run.log.push([callId, envelope]);
     if (run.worker.alive) {
-      run.worker.worker.postMessage({ t: 'settle', runId: run.id, callId, env: envelope });
+      run.worker.send({ t: TO_WORKER.settle, runId: run.id, callId, env: envelope });
     }
   }
 
@@ -611,7 +598,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
         const acknowledged = new Promise<void>((resolve) => {
           run.disposed = resolve;
         });
-        w.worker.postMessage({ t: 'dispose', runId: run.id });
+        w.send({ t: TO_WORKER.dispose, runId: run.id });
         const answered = await Promise.race([
           acknowledged.then(() => true),
           delay(run.limits.abortGraceMs).then(() => false),
@@ -744,13 +731,13 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       if (signal !== undefined) {
         const onAbort = () => {
           if (!r.ended && r.worker.alive)
-            r.worker.worker.postMessage({ t: 'close', runId: id, reason: 'aborted' });
+            r.worker.send({ t: TO_WORKER.close, runId: id, reason: 'aborted' });
         };
         signal.addEventListener('abort', onAbort, { once: true });
         r.detachSignal = () => signal.removeEventListener('abort', onAbort);
       }
-      worker.worker.postMessage({
-        t: 'start',
+      worker.send({
+        t: TO_WORKER.start,
         runId: id,
         ...start,
         limits: { ...limits, maxErrorChars: MAX_ERROR_CHARS },
