@@ -1,0 +1,130 @@
+// Capability calls on the main thread: a guest call runs the host function, its result or error
+// crosses back as a JSON envelope (redacted), and settlements go to the worker in settle order.
+import { SandboxError } from '../errors.js';
+import type { CapabilityContext } from '../types.js';
+import { parseJsonText, toJsonText } from './json.js';
+import { TO_WORKER } from './protocol.js';
+import { redactHostMessage } from './redact.js';
+import type { Call, Run } from './sandbox-state.js';
+
+const CODE_PATTERN = /^[A-Z][A-Z0-9_]{2,63}$/;
+
+function readString(obj: unknown, key: string): string | undefined {
+  try {
+    const v = (obj as Record<string, unknown>)[key];
+    return typeof v === 'string' ? v : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function okEnvelope(json: string | undefined, now: number | undefined): string {
+  let s = '{"ok":true';
+  if (now !== undefined) s += `,"t":${JSON.stringify(now)}`;
+  if (json !== undefined) s += `,"v":${json}`;
+  return `${s}}`;
+}
+
+function errorEnvelope(
+  code: string,
+  message: string,
+  dataJson: string | undefined,
+  now: number | undefined,
+): string {
+  let e = `{"code":${JSON.stringify(code)},"message":${JSON.stringify(message)}`;
+  if (dataJson !== undefined) e += `,"data":${dataJson}`;
+  e += '}';
+  let s = `{"ok":false,"e":${e}}`;
+  if (now !== undefined) s = `{"ok":false,"t":${JSON.stringify(now)},"e":${e}}`;
+  return s;
+}
+
+/** Settles a call the worker refused without effect, in order with the host's settlements. */
+export function refuse(run: Run, callId: number, envelope: string): void {
+  setImmediate(() => send(run, callId, envelope));
+}
+
+export function send(run: Run, callId: number, envelope: string): void {
+  if (run.ended) return;
+  run.log.push([callId, envelope]);
+  if (run.worker.alive) {
+    run.worker.send({ t: TO_WORKER.settle, runId: run.id, callId, env: envelope });
+  }
+}
+
+export function dispatch(run: Run, callId: number, name: string, inputText: string): void {
+  // invariant 3: a call the worker accepted is tracked here until it settles.
+  if (run.ended) return;
+  const fn = Object.hasOwn(run.capabilities, name) ? run.capabilities[name] : undefined;
+  // The controller is created on first use: most capabilities never read their signal.
+  let controller: AbortController | undefined;
+  const call: Call = {
+    abort: () => {
+      controller ??= new AbortController();
+      controller.abort();
+    },
+    done: Promise.resolve(),
+  };
+  let now: number | undefined;
+  const ctx: CapabilityContext = Object.freeze({
+    get signal(): AbortSignal {
+      controller ??= new AbortController();
+      return controller.signal;
+    },
+    callId,
+    setNow(epochMs: number): void {
+      if (typeof epochMs !== 'number' || !Number.isFinite(epochMs)) {
+        throw new TypeError('setNow(epochMs) needs a finite number');
+      }
+      now = epochMs;
+    },
+  });
+  const L = run.limits;
+  const invoke = async (): Promise<unknown> => {
+    if (fn === undefined)
+      throw new SandboxError('WF_SANDBOX_UNKNOWN_CAPABILITY', 'no such capability');
+    const input = inputText === '' ? undefined : parseJsonText(inputText);
+    return fn(input, ctx);
+  };
+  const done = invoke()
+    .then(
+      (value) => {
+        const r = toJsonText(value, L.maxResultBytes, L.maxJsonDepth);
+        if (r.ok) return okEnvelope(r.text, now);
+        return errorEnvelope(
+          'WF_SANDBOX_HOST_RESULT_INVALID',
+          `capability ${name} returned a value that cannot cross as JSON: ${r.detail}`,
+          undefined,
+          now,
+        );
+      },
+      (error: unknown) => {
+        const rawCode = readString(error, 'code');
+        const code =
+          rawCode !== undefined && CODE_PATTERN.test(rawCode) ? rawCode : 'WF_SANDBOX_HOST_ERROR';
+        const rawMessage =
+          typeof error === 'string' ? error : (readString(error, 'message') ?? 'capability failed');
+        let dataJson: string | undefined;
+        try {
+          const data =
+            typeof error === 'object' && error !== null
+              ? (error as { data?: unknown }).data
+              : undefined;
+          if (data !== undefined) {
+            const r = toJsonText(data, L.maxResultBytes, L.maxJsonDepth);
+            if (r.ok) dataJson = r.text;
+          }
+        } catch {
+          dataJson = undefined;
+        }
+        return errorEnvelope(code, redactHostMessage(rawMessage), dataJson, now);
+      },
+    )
+    .then((envelope) => {
+      run.calls.delete(callId);
+      // Settlements go to the worker in the order the host promises settled (contract 1).
+      send(run, callId, envelope);
+    });
+  call.done = done;
+  run.calls.set(callId, call);
+}

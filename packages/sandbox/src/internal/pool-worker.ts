@@ -1,0 +1,84 @@
+// One worker thread of the pool, as the main thread sees it: the thread, the runs it holds, its
+// shared slice slot for the CPU watchdog, and the typed channel of protocol messages to it.
+import { Worker } from 'node:worker_threads';
+import {
+  FROM_WORKER,
+  type FromWorkerMessage,
+  type RunMessage,
+  type ToWorkerMessage,
+} from './protocol.js';
+import type { Run } from './sandbox-state.js';
+
+const WORKER_URL = new URL('./worker.js', import.meta.url);
+const WORKER_STACK_MB = 64;
+
+export class PoolWorker {
+  readonly id: string;
+  readonly worker: Worker;
+  readonly runs = new Map<number, Run>();
+  readonly ready: Promise<void>;
+  /** [slice start (epoch ms), run id or 0, CPU base, base time], written by the worker per slice. */
+  readonly slice = new Float64Array(new SharedArrayBuffer(32));
+  alive = true;
+  /** The worker loaded QuickJS and said so. */
+  started = false;
+  /** The worker thread's task id (Linux), for reading its CPU clock; null elsewhere. */
+  tid: number | null = null;
+  /** The slice the watchdog is following: its CPU clock when first seen. */
+  watch: { runId: number; started: number; wall0: number; cpu0: number } | null = null;
+
+  constructor(
+    id: string,
+    options: {
+      moduleHighWaterBytes: number;
+      moduleMaxRuns: number;
+      memoryBytes: number;
+      wasmModule: unknown;
+    },
+    onMessage: (w: PoolWorker, msg: RunMessage) => void,
+    onGone: (w: PoolWorker) => void,
+  ) {
+    this.id = id;
+    this.worker = new Worker(WORKER_URL, {
+      workerData: { workerId: id, sliceBuffer: this.slice.buffer, ...options },
+      resourceLimits: { stackSizeMb: WORKER_STACK_MB },
+      stdout: false,
+      stderr: false,
+    });
+    this.worker.unref();
+    let markReady: () => void = () => {};
+    this.ready = new Promise<void>((resolve) => {
+      markReady = resolve;
+    });
+    this.worker.on('message', (msg: FromWorkerMessage) => {
+      if (msg.t === FROM_WORKER.ready) {
+        const tid: unknown = msg.tid;
+        this.tid = typeof tid === 'number' && Number.isSafeInteger(tid) ? tid : null;
+        this.started = true;
+        markReady();
+      } else onMessage(this, msg);
+    });
+    const gone = () => {
+      markReady();
+      if (this.alive) {
+        this.alive = false;
+        onGone(this);
+      }
+    };
+    this.worker.on('error', gone);
+    this.worker.on('exit', gone);
+  }
+
+  /** Sends one protocol message to the worker. */
+  send(msg: ToWorkerMessage): void {
+    this.worker.postMessage(msg);
+  }
+
+  hold(): void {
+    if (this.runs.size === 1) this.worker.ref();
+  }
+
+  release(): void {
+    if (this.runs.size === 0) this.worker.unref();
+  }
+}

@@ -1,0 +1,399 @@
+// Run lifecycle: the module pool and its pre-built slots, starting a run on a slot, ending it,
+// tearing it down, and retiring a module whose memory or host stack failed.
+// @ts-check
+import { workerData } from 'node:worker_threads';
+import { BOOTSTRAP_SOURCE } from './bootstrap.js';
+import { hostSignal } from './worker-calls.js';
+import { FastPath } from './fast-path.js';
+import { heapBytes, ModulePool, PAGE_BYTES, pagesFor, useCompiledEngine } from './module-pool.js';
+import { classifyEngineError } from './outcome.js';
+import { afterPump, isEnded, pumpJobs } from './worker-pump.js';
+import { FROM_WORKER } from './protocol.js';
+import { Run } from './worker-run.js';
+import {
+  isHostStackOverflow,
+  moduleHighWaterBytes,
+  moduleMaxRuns,
+  now,
+  post,
+  runs,
+  workerId,
+} from './worker-thread.js';
+import { pinLocalTimeToUtc } from './utc.js';
+
+/** @typedef {import('quickjs-emscripten-core').QuickJSRuntime} QuickJSRuntime */
+/** @typedef {import('quickjs-emscripten-core').QuickJSContext} QuickJSContext */
+/** @typedef {import('quickjs-emscripten-core').QuickJSHandle} QuickJSHandle */
+/** @typedef {import('./module-pool.js').ModuleEntry} ModuleEntry */
+/** @typedef {import('./protocol.js').StartMessage} StartMessage */
+
+pinLocalTimeToUtc();
+
+useCompiledEngine(workerData?.wasmModule);
+export const pool = new ModulePool({
+  workerId,
+  highWaterBytes: moduleHighWaterBytes,
+  maxRuns: moduleMaxRuns,
+  warm: /** @type {number} */ (workerData?.warmModules ?? 2),
+  maxIdle: /** @type {number} */ (workerData?.maxIdleModules ?? 8),
+  prepare: (entry) => buildSlot(entry),
+  discard: (slot) => discardSlot(slot),
+});
+pool.warmPages = pagesFor(/** @type {number} */ (workerData?.memoryBytes ?? 64 * 1024 * 1024));
+
+/** @param {StartMessage} msg */
+export async function start(msg) {
+  const run = new Run(msg);
+  runs.set(run.id, run);
+  let entry;
+  try {
+    entry = await pool.acquire(pagesFor(msg.limits.memoryBytes));
+  } catch {
+    endRun(run, {
+      status: 'failed',
+      code: 'WF_SANDBOX_ENGINE_FAULT',
+      message: 'the engine could not be loaded',
+    });
+    return;
+  }
+  if (isEnded(run)) {
+    pool.release(entry);
+    return;
+  }
+  run.module = entry;
+  entry.runs.add(run);
+  entry.runCount += 1;
+  run.wallDeadline = now() + msg.limits.wallMs;
+  run.wallTimer = setTimeout(
+    () => {
+      run.kill(
+        'timeout',
+        'WF_SANDBOX_WALL_TIMEOUT',
+        `the run exceeded its wall-clock limit of ${msg.limits.wallMs} ms`,
+      );
+      finishKilled(run);
+    },
+    Math.min(msg.limits.wallMs, 2 ** 31 - 1),
+  ); // Node fires longer timers at once
+  try {
+    setUp(run, entry);
+  } catch (e) {
+    hostFault(run, e);
+    return;
+  }
+  if (isEnded(run)) return;
+  // A replay delivers what the lost worker had delivered, in the same order; the guest is
+  // deterministic given those, so it makes the same calls with the same ids.
+  run.queue = [...(msg.replay ?? []), ...run.queue];
+  run.ready = true;
+  afterPump(run);
+}
+
+/**
+ * A fresh runtime + context with the kernel already evaluated, not yet given to any run. It is
+ * built while the worker is idle so a run does not wait for the kernel; no guest code has run
+ * in it, and it serves exactly one run.
+ * @typedef {object} Slot
+ * @property {ModuleEntry} entry
+ * @property {QuickJSRuntime} rt
+ * @property {QuickJSContext} ctx
+ * @property {QuickJSHandle[]} handles
+ * @property {QuickJSHandle} configure
+ * @property {QuickJSHandle} describe
+ * @property {QuickJSHandle} deliver
+ * @property {QuickJSHandle} drain
+ * @property {FastPath} fast
+ * @property {{ run: Run | null }} owner
+ */
+
+/**
+ * @param {ModuleEntry} entry
+ * @returns {Slot}
+ */
+export function buildSlot(entry) {
+  /** @type {{ run: Run | null }} */
+  const owner = { run: null };
+  const rt = entry.mod.newRuntime();
+  // The kernel is trusted and terminates; guest limits apply once a run owns the slot.
+  rt.setInterruptHandler(() => owner.run?.shouldInterrupt() ?? false);
+  const ctx = rt.newContext();
+  /** @type {QuickJSHandle[]} */
+  const handles = [];
+  const fail = () => {
+    for (const h of handles) if (h.alive) h.dispose();
+    ctx.dispose();
+    rt.dispose();
+    throw new Error('the sandbox kernel failed to load');
+  };
+  const boot = ctx.evalCode(BOOTSTRAP_SOURCE, 'sandbox-kernel.js', { strict: true });
+  if (boot.error) {
+    boot.error.dispose();
+    return fail();
+  }
+  handles.push(boot.value);
+  const hostFn = ctx.newFunction('host', (codeH) => {
+    const run = owner.run;
+    if (run !== null) hostSignal(run, ctx, codeH);
+    return undefined;
+  });
+  handles.push(hostFn);
+  const kernelR = ctx.callFunction(boot.value, ctx.undefined, hostFn);
+  if (kernelR.error) {
+    kernelR.error.dispose();
+    return fail();
+  }
+  const kernel = kernelR.value;
+  handles.push(kernel);
+  // Read before any prelude or guest code ran: the kernel object is null-prototype and frozen.
+  const configure = ctx.getProp(kernel, 'configure');
+  const describe = ctx.getProp(kernel, 'describe');
+  const deliver = ctx.getProp(kernel, 'deliver');
+  const drain = ctx.getProp(kernel, 'drain');
+  handles.push(configure, describe, deliver, drain);
+  const fast = new FastPath(entry, rt, ctx);
+  return { entry, rt, ctx, handles, configure, describe, deliver, drain, fast, owner };
+}
+
+/** Disposes a slot that no run will use. @param {Slot} slot */
+export function discardSlot(slot) {
+  slot.fast.dispose();
+  for (const h of slot.handles) if (h.alive) h.dispose();
+  slot.ctx.dispose();
+  slot.rt.dispose();
+}
+
+/**
+ * @param {Run} run
+ * @param {ModuleEntry} entry
+ */
+export function setUp(run, entry) {
+  const L = run.limits;
+  let slot = /** @type {Slot | null} */ (entry.slot);
+  entry.slot = null;
+  if (slot === null) slot = buildSlot(entry);
+  const { rt, ctx } = slot;
+  run.rt = rt;
+  run.ctx = ctx;
+  run.handles.push(...slot.handles);
+  run.deliver = slot.deliver;
+  run.drain = slot.drain;
+  run.fast = slot.fast;
+  // The engine's own limit only refuses single allocations reliably in this build (its per-block
+  // accounting lacks malloc_usable_size); the hard bound is the module's memory maximum, and
+  // the host-side sampling in shouldInterrupt stops a run early when its heap passes the limit.
+  rt.setMemoryLimit(L.memoryBytes);
+  rt.setMaxStackSize(L.stackBytes);
+  slot.owner.run = run;
+  run.beginSlice();
+  run.lastSample = run.sliceStart;
+  const fail = (/** @type {string} */ code, /** @type {string} */ message) => {
+    endRun(run, { status: 'failed', code, message });
+  };
+  try {
+    const describe = slot.describe;
+    const config = JSON.stringify({
+      seed: run.msg.seed,
+      startTime: run.msg.startTime,
+      capabilities: run.msg.capabilities,
+      maxErrorChars: L.maxErrorChars,
+      maxResultChars: L.maxResultBytes,
+      maxHostCalls: L.maxHostCalls,
+      maxOutstandingCalls: L.maxOutstandingCalls,
+      maxArgBytes: L.maxArgBytes,
+    });
+    const configH = ctx.newString(config);
+    run.handles.push(configH);
+    const prepareR = ctx.callFunction(slot.configure, ctx.undefined, configH);
+    if (prepareR.error) {
+      prepareR.error.dispose();
+      return fail('WF_SANDBOX_INTERNAL', 'the sandbox kernel could not be configured');
+    }
+    const prepare = prepareR.value;
+    run.handles.push(prepare);
+    /** @param {QuickJSHandle} errH */
+    const describeError = (errH) => {
+      const r = ctx.callFunction(describe, ctx.undefined, errH);
+      errH.dispose();
+      if (r.error) {
+        r.error.dispose();
+        return { name: 'Error', message: 'the error could not be read' };
+      }
+      const h = r.value;
+      const text = ctx.typeof(h) === 'string' ? ctx.getString(h) : '{}';
+      h.dispose();
+      return /** @type {{ name?: string, message?: string, code?: string }} */ (JSON.parse(text));
+    };
+
+    let preludeFn = ctx.undefined;
+    if (run.msg.prelude !== null) {
+      const pr = ctx.evalCode(`(${run.msg.prelude}\n)`, 'prelude.js', { strict: true });
+      if (pr.error) {
+        const d = describeError(pr.error);
+        return fail(
+          'WF_SANDBOX_PRELUDE_ERROR',
+          `the prelude failed to compile: ${d.name}: ${d.message}`,
+        );
+      }
+      preludeFn = pr.value;
+      run.handles.push(preludeFn);
+    }
+    const launchR = ctx.callFunction(prepare, ctx.undefined, preludeFn);
+    if (launchR.error) {
+      if (run.killed !== null) {
+        launchR.error.dispose();
+        return;
+      }
+      const d = describeError(launchR.error);
+      return fail('WF_SANDBOX_PRELUDE_ERROR', `the prelude failed: ${d.name}: ${d.message}`);
+    }
+    const launch = launchR.value;
+    run.handles.push(launch);
+
+    // The leading and trailing newlines keep a trailing line comment from swallowing the return.
+    const wrapped = `(function () { 'use strict';\n${run.msg.source}\n;return typeof run === 'function' ? run : undefined; })()`;
+    const guest = ctx.evalCode(wrapped, 'workflow.js', { strict: true });
+    if (guest.error) {
+      if (run.killed !== null) {
+        guest.error.dispose();
+        return;
+      }
+      const d = describeError(guest.error);
+      const status = classifyEngineError(d);
+      return endRun(run, {
+        status: status ?? 'failed',
+        code:
+          status === 'stack'
+            ? 'WF_SANDBOX_STACK_OVERFLOW'
+            : status === 'memory'
+              ? 'WF_SANDBOX_MEMORY_LIMIT'
+              : 'WF_SANDBOX_COMPILE_ERROR',
+        message: `the program failed to load: ${d.name}: ${d.message}`,
+      });
+    }
+    const runFn = guest.value;
+    run.handles.push(runFn);
+    const argsH = ctx.newString(run.msg.argsText);
+    run.handles.push(argsH);
+    const started = ctx.callFunction(launch, ctx.undefined, runFn, argsH);
+    if (started.error) {
+      started.error.dispose();
+      if (run.killed === null)
+        run.kill('failed', 'WF_SANDBOX_INTERNAL', 'the run could not be started');
+      return;
+    }
+    run.launchPromise = started.value;
+    run.handles.push(started.value);
+  } finally {
+    run.endSlice();
+  }
+  pumpJobs(run, false);
+}
+
+/** @param {Run} run */
+export function finishKilled(run) {
+  if (run.phase === 'ended') return;
+  const k = run.killed ?? { status: 'failed', code: 'WF_SANDBOX_INTERNAL', message: 'stopped' };
+  endRun(run, k);
+}
+
+/**
+ * @param {Run} run
+ * @param {{ status: string, code: string, message: string, value?: string | null, guestCode?: string }} ending
+ */
+export function endRun(run, ending) {
+  if (run.phase === 'ended') return;
+  run.phase = 'ended';
+  if (run.killed === null && ending.status !== 'completed') run.killed = ending;
+  if (run.wallTimer !== null) clearTimeout(run.wallTimer);
+  const held = run.outstanding.size > 0;
+  run.held = held;
+  if (!run.interrupted && run.killed === null) run.sampleMemory();
+  post({ t: FROM_WORKER.end, runId: run.id, ...ending, held, stats: run.stats() });
+  // Kill endings with outstanding host calls wait for the host to abort and drain them first.
+  if (!held) tearDown(run);
+}
+
+/** @param {Run} run */
+export function tearDown(run) {
+  if (run.tornDown) return;
+  run.tornDown = true;
+  runs.delete(run.id);
+  const entry = run.module;
+  if (entry === null) return;
+  entry.runs.delete(run);
+  if (entry.dead) return;
+  // An interrupt or memory exhaustion inside a builtin can leave the heap in a state where
+  // rt.dispose() aborts the whole module; such runtimes are abandoned and the module retired.
+  const risky =
+    run.interrupted || run.killed?.status === 'memory' || run.killed?.status === 'stack';
+  if (risky || entry.oomCount > 0) {
+    pool.retire(entry);
+    return;
+  }
+  try {
+    run.outstanding.clear();
+    run.fast?.dispose();
+    for (const h of run.handles) if (h.alive) h.dispose();
+    run.handles = [];
+    run.ctx?.dispose();
+    run.rt?.dispose();
+  } catch {
+    markDead(entry, null);
+    return;
+  }
+  pool.release(entry);
+}
+
+/**
+ * A host-side exception escaped the engine (V8 stack overflow through WASM frames, or an
+ * Emscripten abort): the module's state is unknown, so every run on it ends and it is dropped.
+ * @param {Run} run
+ * @param {unknown} e
+ */
+export function hostFault(run, e) {
+  const entry = run.module;
+  // An engine abort right after the memory refused to grow is the allocation failing inside
+  // code that does not handle it (error stacks, for one): that is the memory bound holding.
+  if (entry !== null && (entry.oomCount > 0 || entry.failedGrows > 0)) {
+    run.interrupted = true;
+    run.peakMemoryBytes = Math.max(run.peakMemoryBytes, heapBytes(entry));
+    endRun(run, {
+      status: 'memory',
+      code: 'WF_SANDBOX_MEMORY_LIMIT',
+      message: `the run's WebAssembly memory reached its maximum of ${entry.maxPages * PAGE_BYTES} bytes`,
+    });
+    markDead(entry, run);
+    return;
+  }
+  const status = isHostStackOverflow(e) ? 'stack' : 'failed';
+  run.interrupted = true;
+  endRun(run, {
+    status,
+    code: status === 'stack' ? 'WF_SANDBOX_STACK_OVERFLOW' : 'WF_SANDBOX_ENGINE_FAULT',
+    message:
+      status === 'stack'
+        ? 'the engine ran out of native stack'
+        : 'the engine faulted and was replaced',
+  });
+  if (entry !== null) markDead(entry, run);
+}
+
+/**
+ * @param {ModuleEntry} entry
+ * @param {Run | null} culprit
+ */
+export function markDead(entry, culprit) {
+  entry.dead = true;
+  pool.retire(entry);
+  for (const other of [...entry.runs]) {
+    if (other === culprit) continue;
+    other.interrupted = true;
+    endRun(other, {
+      status: 'failed',
+      code: 'WF_SANDBOX_ENGINE_FAULT',
+      message: 'the engine faulted and was replaced',
+    });
+    entry.runs.delete(other);
+    runs.delete(other.id);
+  }
+}
