@@ -16,6 +16,17 @@ const root =
 // DESIGN.md section 3, as data. Runtime imports (`dependencies` and src/) may only go to these.
 // @wf/errors is the leaf every layer may import (the error kit); it imports nothing itself.
 const KIT = '@wf/errors';
+// The two apps are separate top-layer nodes: each may use any package, never the other app.
+const PACKAGES = [
+  KIT,
+  '@wf/source-contract',
+  '@wf/sandbox',
+  '@wf/bridge',
+  '@wf/engine',
+  '@wf/catalog-fs',
+  '@wf/patterns',
+  '@wf/dsh-adapter',
+];
 export const ALLOWED = {
   '@wf/errors': [],
   '@wf/source-contract': [KIT],
@@ -25,27 +36,8 @@ export const ALLOWED = {
   '@wf/engine': [KIT, '@wf/source-contract', '@wf/sandbox', '@wf/bridge'],
   '@wf/patterns': [KIT, '@wf/bridge'],
   '@wf/dsh-adapter': [KIT, '@wf/engine', '@wf/bridge'],
-  // The two apps are separate top-layer nodes: each may use any package, never the other app.
-  '@wf/plugin': [
-    KIT,
-    '@wf/source-contract',
-    '@wf/sandbox',
-    '@wf/bridge',
-    '@wf/engine',
-    '@wf/catalog-fs',
-    '@wf/patterns',
-    '@wf/dsh-adapter',
-  ],
-  '@wf/cli': [
-    KIT,
-    '@wf/source-contract',
-    '@wf/sandbox',
-    '@wf/bridge',
-    '@wf/engine',
-    '@wf/catalog-fs',
-    '@wf/patterns',
-    '@wf/dsh-adapter',
-  ],
+  '@wf/plugin': PACKAGES,
+  '@wf/cli': PACKAGES,
 };
 // Private workspaces (tests/*, tooling/*) may use anything; they are never imported.
 const PRIVATE_GROUPS = ['tests', 'tooling'];

@@ -167,7 +167,7 @@ async function run(wf, args) {
 
   const audit = await wf.phase('audit', async () => {
     const record = {
-      rangeIds: unique(packets.map((p) => p.rangeId).filter((r) => typeof r === 'string')),
+      rangeIds: distinct(packets.map((p) => p.rangeId).filter((r) => typeof r === 'string')),
       verdict,
       packets: packets.map((p) => ({
         id: p.id,
@@ -659,7 +659,12 @@ function fnv1a(text, seed) {
   return h.toString(16).padStart(8, '0');
 }
 
-function unique(values) {
+/**
+ * The values in first-seen order without repeats (unlike the patterns' `unique`, no trimming).
+ * @template T
+ * @param {T[]} values
+ */
+function distinct(values) {
   return values.filter((v, i) => values.indexOf(v) === i);
 }
 
