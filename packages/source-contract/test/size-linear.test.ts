@@ -46,11 +46,14 @@ describe('checkWorkflowSource cost', () => {
     (shape) => {
       const make = SHAPES[shape] as (chars: number) => string;
       cpuMs(make(25_000)); // warm up the parser's code paths
-      const small = Math.min(cpuMs(make(50_000)), cpuMs(make(50_000)));
-      // Best of two on both sides: one GC pause inside a single sample is not the algorithm.
-      const large = Math.min(cpuMs(make(400_000)), cpuMs(make(400_000)));
-      // Linear is ~8x; allow GC and JIT noise, refuse anything near quadratic (~64x).
-      expect(large / Math.max(small, 1)).toBeLessThan(24);
+      // Best of three on both sides: noise (GC of a neighbour's heap, a busy core) only adds time.
+      const best = (chars: number) => Math.min(...[0, 1, 2].map(() => cpuMs(make(chars))));
+      const small = best(50_000);
+      const large = best(400_000);
+      // Linear is ~8x (measured alone: 6.9x for the member chain); quadratic would be ~64x. The
+      // bound sits between, wide enough for a loaded CI machine (31x was seen under the full
+      // suite with best-of-two), so it only ever catches a superlinear path.
+      expect(large / Math.max(small, 1)).toBeLessThan(40);
     },
     60_000,
   );
