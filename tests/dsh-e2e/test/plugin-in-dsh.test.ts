@@ -29,6 +29,7 @@ import {
   type Script,
   startModelServer,
 } from './helpers/model-server.js';
+import { FAN_SOURCE } from './helpers/workflows.js';
 
 let server: ModelServer;
 let sandbox: Sandbox;
@@ -103,14 +104,6 @@ const parsed = (stdout: string, i = 0): Record<string, unknown> => {
   }
 };
 
-const FAN_SOURCE = `async function run(wf, args) {
-  const results = await wf.parallel(
-    args.angles.map((a) => () =>
-      wf.runAgent({ name: a, phase: 'fan', prompt: 'CHILD-TASK investigate ' + a, readOnly: true }),
-    ),
-  );
-  return { findings: results.map((r) => (r ? r.finalText : null)) };
-}`;
 const FAN_MANIFEST = {
   name: 'e2e-fan-out',
   description: 'Three read-only children, then their findings',

@@ -32,6 +32,7 @@ import {
   release,
   run,
 } from './helpers/release.js';
+import { FAN_SOURCE } from '../../dsh-e2e/test/helpers/workflows.js';
 
 let registry: Registry;
 let server: ModelServer;
@@ -62,14 +63,6 @@ function readmeHeadlessPatch(): string {
   return block[1];
 }
 
-const FAN_SOURCE = `async function run(wf, args) {
-  const results = await wf.parallel(
-    args.angles.map((a) => () =>
-      wf.runAgent({ name: a, phase: 'fan', prompt: 'CHILD-TASK investigate ' + a, readOnly: true }),
-    ),
-  );
-  return { findings: results.map((r) => (r ? r.finalText : null)) };
-}`;
 const FAN_MANIFEST = {
   name: 'install-fan-out',
   description: 'Two read-only children, then their findings',

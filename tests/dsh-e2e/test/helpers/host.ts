@@ -134,11 +134,24 @@ export function runHost(options: HostOptions): Promise<HostRun> {
     LANG: 'C.UTF-8',
     ...options.env,
   };
+  return runProcess(join(NODE24_BIN_DIR, 'node'), args, {
+    cwd: sandbox.cwd,
+    env,
+    timeoutMs: options.timeoutMs ?? 90_000,
+  });
+}
+
+/** Runs a process to its end with captured output; SIGKILLed after `timeoutMs`. */
+export function runProcess(
+  command: string,
+  args: readonly string[],
+  options: { cwd: string; env: Record<string, string>; timeoutMs: number },
+): Promise<HostRun> {
   const started = Date.now();
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(join(NODE24_BIN_DIR, 'node'), args, {
-      cwd: sandbox.cwd,
-      env,
+    const child = spawn(command, args, {
+      cwd: options.cwd,
+      env: options.env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -149,7 +162,7 @@ export function runHost(options: HostOptions): Promise<HostRun> {
     child.stderr.on('data', (d: Buffer) => {
       stderr += d.toString();
     });
-    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 90_000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs);
     child.on('error', reject);
     child.on('close', (code) => {
       clearTimeout(timer);

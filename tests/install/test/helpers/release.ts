@@ -2,7 +2,7 @@
 // release steps (`changeset version`, then the root `release:publish` script) on a temp copy of the
 // workspace so the repository itself is never versioned, pack the offline plugin tarball, and run
 // `dsh plugin --profile <p> ...` with pnpm on PATH the way DSH needs it.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import {
   cpSync,
   existsSync,
@@ -15,14 +15,15 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import { DSH_BIN, NODE24_BIN_DIR, REPO_ROOT } from '../../../dsh-e2e/test/helpers/host.js';
+import {
+  DSH_BIN,
+  type HostRun,
+  NODE24_BIN_DIR,
+  REPO_ROOT,
+  runProcess,
+} from '../../../dsh-e2e/test/helpers/host.js';
 
-export interface ProcessResult {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-  readonly ms: number;
-}
+export type ProcessResult = HostRun;
 
 let pnpmShim: string | undefined;
 
@@ -52,28 +53,7 @@ export function run(
   args: readonly string[],
   options: { cwd: string; env: Record<string, string>; timeoutMs?: number },
 ): Promise<ProcessResult> {
-  const started = Date.now();
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(command, args, {
-      cwd: options.cwd,
-      env: options.env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => {
-      stdout += d.toString();
-    });
-    child.stderr.on('data', (d: Buffer) => {
-      stderr += d.toString();
-    });
-    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 180_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolvePromise({ code, stdout, stderr, ms: Date.now() - started });
-    });
-  });
+  return runProcess(command, args, { ...options, timeoutMs: options.timeoutMs ?? 180_000 });
 }
 
 /** `tsc -b` of the whole solution: incremental, so a no-op on a built tree. */
