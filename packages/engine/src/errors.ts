@@ -31,6 +31,8 @@ export const ENGINE_ERROR_CODES = {
   WF_ENGINE_RUN_STOPPED: 'WF_ENGINE_RUN_STOPPED',
   /** The run's optional wall limit elapsed (paused time excluded). */
   WF_ENGINE_WALL_TIMEOUT: 'WF_ENGINE_WALL_TIMEOUT',
+  /** A child ran longer than the per-child wall limit (`childWallMs`) and was stopped. */
+  WF_ENGINE_CHILD_TIMEOUT: 'WF_ENGINE_CHILD_TIMEOUT',
   /** `wf.wait` timed out. */
   WF_ENGINE_WAIT_TIMEOUT: 'WF_ENGINE_WAIT_TIMEOUT',
   /** A task id that this run never created. */

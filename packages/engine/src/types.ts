@@ -21,7 +21,21 @@ export interface EngineLimits {
   readonly deploymentConcurrency: number;
   /** Per-run wall limit in ms, paused time excluded; null (the default) means none. */
   readonly wallMs: number | null;
-  /** Tokens reserved for a task without `maxTokens` when the run has a budget. Default 16000. */
+  /**
+   * Token budget of a run whose manifest sets none; with both, the tighter applies. null (the
+   * engine default) means none; apps set one (the DSH plugin and the CLI do by default).
+   */
+  readonly tokenBudget: number | null;
+  /**
+   * Wall limit of one child in ms: a child still running after it is stopped and ends `failed`
+   * with WF_ENGINE_CHILD_TIMEOUT (a child stuck in a retry loop cannot run for ever). null (the
+   * engine default) means none.
+   */
+  readonly childWallMs: number | null;
+  /**
+   * Tokens reserved for a task without `maxTokens` when the run has a budget, capped at an even
+   * share of the budget: min(defaultTaskTokens, floor(budget / run concurrency)). Default 16000.
+   */
   readonly defaultTaskTokens: number;
   /** Host calls per run (every `wf` call, nested included). Default 10000. */
   readonly maxCalls: number;
@@ -121,7 +135,9 @@ export interface StartOptions {
   /** Epoch ms the guest's logical clock starts at; default now. */
   readonly startTime?: number;
   /** Per-run overrides, still capped by the engine's limits where they are caps. */
-  readonly limits?: Partial<Pick<EngineLimits, 'maxAgents' | 'maxConcurrency' | 'wallMs'>>;
+  readonly limits?: Partial<
+    Pick<EngineLimits, 'maxAgents' | 'maxConcurrency' | 'wallMs' | 'tokenBudget' | 'childWallMs'>
+  >;
   /** Lineage recorded in the start record. */
   readonly sourceRunId?: string;
   readonly revisionOf?: string;
