@@ -1,5 +1,6 @@
 // Public types of the engine API (start options, handles, limits); the task types come from @wf/bridge.
 import type {
+  CapsuleRequires,
   TaskResult as ApiTaskResult,
   TaskFailure,
   TaskInput,
@@ -7,7 +8,15 @@ import type {
   TaskStatus,
   WorkflowApi,
 } from '@wf/bridge';
-import type { AgentProvider, Approver, RunCost, RunEvent, RunRecorder, Trust } from './ports.js';
+import type {
+  AgentProvider,
+  Approver,
+  ModelTier,
+  RunCost,
+  RunEvent,
+  RunRecorder,
+  Trust,
+} from './ports.js';
 
 export type { TaskFailure, TaskInput, TaskStatus };
 
@@ -102,6 +111,23 @@ export interface ResolvedWorkflow {
   readonly trust?: Exclude<Trust, 'trusted-local'>;
 }
 
+/**
+ * What the host can offer a run, for preflight of a capsule's `requires` (each list absent means
+ * "cannot tell", which refuses a requirement on it: fail closed).
+ */
+export interface HostFacts {
+  /** Tool names a child of this run can be given. */
+  readonly tools?: readonly string[];
+  readonly mcpServers?: readonly string[];
+  readonly skills?: readonly string[];
+  /** Model tiers this deployment routes to a configured model. */
+  readonly modelTiers?: readonly ModelTier[];
+  /** Whether a user can answer questions during the run. */
+  readonly userInteraction?: boolean;
+  /** Why not, when `userInteraction` is false (shown in the refusal). */
+  readonly userInteractionWhy?: string;
+}
+
 export interface EngineOptions {
   readonly agents: AgentProvider;
   readonly recorder?: RunRecorder;
@@ -122,6 +148,11 @@ export interface EngineOptions {
   readonly readFile?: { readonly deny?: readonly string[]; readonly allow?: readonly string[] };
   /** The static source contract; defaults to `checkWorkflowSource` from @wf/source-contract. */
   readonly checkSource?: SourceCheck | false;
+  /**
+   * Host facts for a run's `requires` preflight; without it every requirement but the
+   * environment ones is refused (the engine cannot confirm them).
+   */
+  readonly hostFacts?: (run: { readonly runId: string }) => HostFacts | Promise<HostFacts>;
 }
 
 export interface StartOptions {
@@ -138,6 +169,11 @@ export interface StartOptions {
   readonly limits?: Partial<
     Pick<EngineLimits, 'maxAgents' | 'maxConcurrency' | 'wallMs' | 'tokenBudget' | 'childWallMs'>
   >;
+  /**
+   * The capsule's `requires`, enforced in preflight before any child starts (git repo around the
+   * workspace, tools, MCP servers, skills, model tiers, user interaction).
+   */
+  readonly requires?: CapsuleRequires;
   /** Lineage recorded in the start record. */
   readonly sourceRunId?: string;
   readonly revisionOf?: string;
