@@ -45,7 +45,7 @@ function setup(workspace: string | undefined, facts?: HostFacts, worktree = true
   return { agents, asked, engine };
 }
 
-const start = (requires: StartOptions['requires']): StartOptions => ({
+const start = (requires: NonNullable<StartOptions['requires']>): StartOptions => ({
   workflow: {
     manifest: manifest({ name: 'needs-things' }),
     run: async (wf) => (await wf.runAgent({ name: 'only', prompt: 'p' }))?.status,
@@ -56,7 +56,7 @@ const start = (requires: StartOptions['requires']): StartOptions => ({
 
 async function refused(
   s: ReturnType<typeof setup>,
-  requires: StartOptions['requires'],
+  requires: NonNullable<StartOptions['requires']>,
   code: string,
 ) {
   const { done } = await runToEnd(s.engine, start(requires));
@@ -67,7 +67,10 @@ async function refused(
   return done.error?.message ?? '';
 }
 
-async function passes(s: ReturnType<typeof setup>, requires: StartOptions['requires']) {
+async function passes(
+  s: ReturnType<typeof setup>,
+  requires: NonNullable<StartOptions['requires']>,
+) {
   const { done } = await runToEnd(s.engine, start(requires));
   expect(done.error).toBeUndefined();
   expect(done.status).toBe('completed');
