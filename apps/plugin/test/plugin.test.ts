@@ -262,7 +262,7 @@ describe('plugin module shape (what DSH imports)', () => {
 
   it('config: defaults leave maxTokens unset; bad values are named by path', () => {
     const ok = parseConfig(undefined);
-    expect(ok.ok && ok.config).toMatchObject({ tiers: {}, wallMs: 0, provider: 'spawn' });
+    expect(ok.ok && ok.config).toMatchObject({ tiers: {}, wallMs: 1_800_000, provider: 'spawn' });
     const bad = parseConfig({
       approvalMode: 'sometimes',
       tiers: { fast: { maxTokens: 0 } },

@@ -36,7 +36,9 @@ export type RunEventType =
   | 'nested-started'
   | 'nested-completed'
   | 'artifact-written'
-  | 'cache-hit';
+  | 'cache-hit'
+  /** WARN_RATIO (80%) of a run limit used: data `{ limit, used, max, ratio, message }`. */
+  | 'limit-warning';
 
 /**
  * One line of a run's event log. `seq` is monotonic per run, starting at 1. `T` widens the type

@@ -11,6 +11,8 @@ export const DSH_ERROR_CODES = {
   WF_DSH_LAUNCH_FAILED: 'WF_DSH_LAUNCH_FAILED',
   /** A child failed (model/transport error, refusal, token ceiling, infrastructure fault). */
   WF_DSH_CHILD_FAILED: 'WF_DSH_CHILD_FAILED',
+  /** A child exceeded its per-child model-call cap (`maxChildModelCalls`) and was stopped. */
+  WF_DSH_CHILD_LIMIT: 'WF_DSH_CHILD_LIMIT',
   /** A child finished but its verification evidence did not satisfy the task. */
   WF_DSH_VERIFICATION_FAILED: 'WF_DSH_VERIFICATION_FAILED',
   /** A child returned no structured value, or one that does not match its schema. */

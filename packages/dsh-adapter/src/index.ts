@@ -69,6 +69,12 @@ export {
   type WorkspaceFingerprint,
 } from './verification.js';
 export {
+  detectHostFacts,
+  detectUserInteraction,
+  type HostFactsOptions,
+} from './host-facts.js';
+export {
+  countModelCalls,
   createDshAgentProvider,
   DEFAULT_READ_ONLY_TOOLS,
   type DshAgentProvider,

@@ -67,6 +67,21 @@ export interface DshAgentProviderOptions {
   readonly cwd?: string | undefined;
   /** Source tag of steering/repair messages. */
   readonly pluginName?: string | undefined;
+  /**
+   * Model calls (`assistant/message` entries in the child's session) one child may make before it
+   * is stopped and fails `WF_DSH_CHILD_LIMIT`; 0 or unset: no cap. A child stuck in a
+   * structured-output retry loop made 7,240 calls in 12 minutes before this existed.
+   */
+  readonly maxChildModelCalls?: number | undefined;
+  /** How often a running child's session is counted against `maxChildModelCalls`; default 500 ms. */
+  readonly childWatchMs?: number | undefined;
+}
+
+/** Model calls a child has made so far: its session's `assistant/message` entries. */
+export function countModelCalls(session: HostAgent['session'] | undefined): number {
+  let n = 0;
+  for (const e of readSessionEvents(session).events) if (e?.type === 'assistant/message') n += 1;
+  return n;
 }
 
 export interface DshAgentProvider extends AgentProvider {
@@ -242,14 +257,43 @@ export function createDshAgentProvider(options: DshAgentProviderOptions): DshAge
       options.nativeEvents?.agentEnd(request.runId, nativeSeq, outcome);
     };
     let stopped: string | undefined;
+    let overLimit: string | undefined;
+
+    // The per-child model-call cap: counted from the child's own session while it runs.
+    const cap = options.maxChildModelCalls ?? 0;
+    const watch =
+      cap > 0
+        ? setInterval(
+            () => {
+              if (stopped) return;
+              const calls = countModelCalls(run.localAgent?.session);
+              if (calls <= cap) return;
+              overLimit = `task "${request.name}" made ${calls} model calls, more than the per-child cap of ${cap} (maxChildModelCalls); the child was stopped`;
+              stopChild(overLimit);
+            },
+            Math.max(10, options.childWatchMs ?? 500),
+          )
+        : undefined;
+    watch?.unref?.();
+    const stopChild = (reason: string) => {
+      if (stopped) return;
+      stopped = reason;
+      controller.abort(new Error(stopped));
+      try {
+        run.localAgent?.cancel?.({ kind: 'parent' });
+      } catch {
+        // already idle or gone
+      }
+    };
 
     const finish = async (): Promise<AgentResult> => {
       let host: HostSubagentResult;
       try {
         host = await run.result;
       } catch (error) {
+        clearInterval(watch);
         return {
-          status: stopped ? 'stopped' : 'failed',
+          status: stopped && !overLimit ? 'stopped' : 'failed',
           text: '',
           error: {
             code: 'WF_DSH_CHILD_FAILED',
@@ -257,6 +301,7 @@ export function createDshAgentProvider(options: DshAgentProviderOptions): DshAge
           },
         };
       }
+      clearInterval(watch);
       const agent = run.localAgent;
       const activity = summarizeChildEvents(readSessionEvents(agent?.session));
       const text = textOfBlocks(host.output) || activity.lastText || '';
@@ -264,6 +309,12 @@ export function createDshAgentProvider(options: DshAgentProviderOptions): DshAge
         text,
         ...(activity.usage ? { usage: activity.usage } : {}),
       };
+      if (overLimit)
+        return {
+          status: 'failed',
+          ...base,
+          error: { code: 'WF_DSH_CHILD_LIMIT', message: overLimit },
+        };
       if (stopped || host.stopReason === 'aborted')
         return {
           status: 'stopped',
@@ -377,16 +428,10 @@ export function createDshAgentProvider(options: DshAgentProviderOptions): DshAge
         agent.steer(userMessage(text, plugin));
       },
       stop(reason?: string) {
-        if (stopped) return;
-        stopped = reason ?? DEFAULT_STOP;
-        controller.abort(new Error(stopped));
-        try {
-          run.localAgent?.cancel?.({ kind: 'parent' });
-        } catch {
-          // already idle or gone
-        }
+        stopChild(reason ?? DEFAULT_STOP);
       },
       dispose() {
+        clearInterval(watch);
         disposed ??= (async () => {
           try {
             await run.dispose();

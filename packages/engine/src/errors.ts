@@ -23,6 +23,16 @@ export const ENGINE_ERROR_CODES = {
   WF_ENGINE_BUDGET_EXCEEDED: 'WF_ENGINE_BUDGET_EXCEEDED',
   /** `wf.workflow` called from a nested workflow (run control). */
   WF_ENGINE_NESTING_LIMIT: 'WF_ENGINE_NESTING_LIMIT',
+  /** The capsule requires a git repository, and the workspace is not in one (preflight). */
+  WF_ENGINE_REQUIRES_GIT_REPO: 'WF_ENGINE_REQUIRES_GIT_REPO',
+  /** The capsule requires worktree isolation, which the agent provider lacks (preflight). */
+  WF_ENGINE_REQUIRES_WORKTREE: 'WF_ENGINE_REQUIRES_WORKTREE',
+  /** The capsule requires a tool, MCP server or skill the host does not offer (preflight). */
+  WF_ENGINE_REQUIRES_TOOL: 'WF_ENGINE_REQUIRES_TOOL',
+  /** The capsule requires a model tier the deployment does not route (preflight). */
+  WF_ENGINE_REQUIRES_MODEL_TIER: 'WF_ENGINE_REQUIRES_MODEL_TIER',
+  /** The capsule requires user interaction, and nobody can answer (preflight). */
+  WF_ENGINE_REQUIRES_USER_INTERACTION: 'WF_ENGINE_REQUIRES_USER_INTERACTION',
   /** A task needs a provider capability the provider lacks (run control). */
   WF_ENGINE_CAPABILITY_MISSING: 'WF_ENGINE_CAPABILITY_MISSING',
   /** On resume, the workflow issued a call that differs from the journal (run control). */
@@ -31,6 +41,8 @@ export const ENGINE_ERROR_CODES = {
   WF_ENGINE_RUN_STOPPED: 'WF_ENGINE_RUN_STOPPED',
   /** The run's optional wall limit elapsed (paused time excluded). */
   WF_ENGINE_WALL_TIMEOUT: 'WF_ENGINE_WALL_TIMEOUT',
+  /** A child ran longer than the per-child wall limit (`childWallMs`) and was stopped. */
+  WF_ENGINE_CHILD_TIMEOUT: 'WF_ENGINE_CHILD_TIMEOUT',
   /** `wf.wait` timed out. */
   WF_ENGINE_WAIT_TIMEOUT: 'WF_ENGINE_WAIT_TIMEOUT',
   /** A task id that this run never created. */

@@ -47,6 +47,7 @@ export type {
   EngineLimits,
   EngineOptions,
   HostCallContext,
+  HostFacts,
   HostWorkflowApi,
   ResolvedWorkflow,
   ResumeOptions,

@@ -8,6 +8,8 @@ export const DEFAULT_ENGINE_LIMITS: EngineLimits = Object.freeze({
   maxConcurrency: 8,
   deploymentConcurrency: 16,
   wallMs: null,
+  tokenBudget: null,
+  childWallMs: null,
   defaultTaskTokens: 16_000,
   maxCalls: 10_000,
   readFileMaxBytes: 1024 * 1024,
@@ -54,14 +56,42 @@ export function resolveLimits(patch: Partial<EngineLimits> | undefined): EngineL
       );
     }
   }
-  const wall = out.wallMs;
-  if (wall !== null && (typeof wall !== 'number' || !Number.isSafeInteger(wall) || wall <= 0)) {
-    throw new EngineError(
-      'WF_ENGINE_INVALID_START',
-      `createEngine: limits.wallMs must be null or a positive integer (got ${String(wall)})`,
-    );
+  for (const key of NULLABLE_LIMITS) {
+    const v = out[key];
+    if (v !== null && (typeof v !== 'number' || !Number.isSafeInteger(v) || v <= 0)) {
+      throw new EngineError(
+        'WF_ENGINE_INVALID_START',
+        `createEngine: limits.${key} must be null or a positive integer (got ${String(v)})`,
+      );
+    }
   }
   return Object.freeze(out) as unknown as EngineLimits;
+}
+
+/** Limits where null means "none". */
+const NULLABLE_LIMITS = ['wallMs', 'tokenBudget', 'childWallMs'] as const;
+
+/** The tighter of two optional caps (null or undefined: no cap). */
+export function tighter(a: number | null | undefined, b: number | null | undefined): number | null {
+  if (a === null || a === undefined) return b ?? null;
+  if (b === null || b === undefined) return a;
+  return Math.min(a, b);
+}
+
+/** Budget and wall warnings are emitted once each, when this share is used. */
+export const WARN_RATIO = 0.8;
+
+/**
+ * Tokens reserved for a task without `maxTokens`: the engine default, but never more than an even
+ * share of the budget over the run's concurrency, so a small budget still admits its first
+ * children (a 10,000-token budget used to refuse every default task of 16,000).
+ */
+export function defaultAllocation(
+  budgetTotal: number,
+  defaultTaskTokens: number,
+  concurrency: number,
+): number {
+  return Math.min(defaultTaskTokens, Math.max(1, Math.floor(budgetTotal / concurrency)));
 }
 
 export function jsonSize(value: unknown): number {
@@ -89,7 +119,8 @@ export function sandboxLimits(limits: EngineLimits, maxAgents: number): { [key: 
 /** The optional per-run wall limit, counting only unpaused time. */
 export interface WallClock {
   readonly limitMs: number | null;
-  start(fn: () => void): void;
+  /** `fn` at the limit; `warn` once, when WARN_RATIO of it is used. */
+  start(fn: () => void, warn?: (usedMs: number) => void): void;
   pause(): void;
   resume(): void;
   stop(): void;
@@ -97,26 +128,41 @@ export interface WallClock {
 
 export function createWallClock(limitMs: number | null): WallClock {
   let timer: ReturnType<typeof setTimeout> | undefined;
+  let warnTimer: ReturnType<typeof setTimeout> | undefined;
   let remaining = limitMs ?? 0;
   let since = 0;
   let onExpire: (() => void) | undefined;
+  let onWarn: ((usedMs: number) => void) | undefined;
   let running = false;
+  const warnAfter = () => remaining - (limitMs ?? 0) * (1 - WARN_RATIO);
   const arm = () => {
     if (limitMs === null || !onExpire) return;
     since = Date.now();
     timer = setTimeout(() => onExpire?.(), Math.max(0, remaining));
+    if (onWarn) {
+      const warn = onWarn;
+      warnTimer = setTimeout(
+        () => {
+          onWarn = undefined;
+          warn(limitMs - remaining + (Date.now() - since));
+        },
+        Math.max(0, warnAfter()),
+      );
+    }
     running = true;
   };
   const disarm = () => {
     if (!running) return;
     clearTimeout(timer);
+    clearTimeout(warnTimer);
     remaining -= Date.now() - since;
     running = false;
   };
   return {
     limitMs,
-    start(fn: () => void) {
+    start(fn: () => void, warn?: (usedMs: number) => void) {
       onExpire = fn;
+      onWarn = warn;
       arm();
     },
     pause: disarm,
@@ -126,6 +172,7 @@ export function createWallClock(limitMs: number | null): WallClock {
     stop() {
       disarm();
       onExpire = undefined;
+      onWarn = undefined;
     },
   };
 }

@@ -1,5 +1,6 @@
 // Public types of the engine API (start options, handles, limits); the task types come from @wf/bridge.
 import type {
+  CapsuleRequires,
   TaskResult as ApiTaskResult,
   TaskFailure,
   TaskInput,
@@ -7,7 +8,15 @@ import type {
   TaskStatus,
   WorkflowApi,
 } from '@wf/bridge';
-import type { AgentProvider, Approver, RunCost, RunEvent, RunRecorder, Trust } from './ports.js';
+import type {
+  AgentProvider,
+  Approver,
+  ModelTier,
+  RunCost,
+  RunEvent,
+  RunRecorder,
+  Trust,
+} from './ports.js';
 
 export type { TaskFailure, TaskInput, TaskStatus };
 
@@ -21,7 +30,21 @@ export interface EngineLimits {
   readonly deploymentConcurrency: number;
   /** Per-run wall limit in ms, paused time excluded; null (the default) means none. */
   readonly wallMs: number | null;
-  /** Tokens reserved for a task without `maxTokens` when the run has a budget. Default 16000. */
+  /**
+   * Token budget of a run whose manifest sets none; with both, the tighter applies. null (the
+   * engine default) means none; apps set one (the DSH plugin and the CLI do by default).
+   */
+  readonly tokenBudget: number | null;
+  /**
+   * Wall limit of one child in ms: a child still running after it is stopped and ends `failed`
+   * with WF_ENGINE_CHILD_TIMEOUT (a child stuck in a retry loop cannot run for ever). null (the
+   * engine default) means none.
+   */
+  readonly childWallMs: number | null;
+  /**
+   * Tokens reserved for a task without `maxTokens` when the run has a budget, capped at an even
+   * share of the budget: min(defaultTaskTokens, floor(budget / run concurrency)). Default 16000.
+   */
   readonly defaultTaskTokens: number;
   /** Host calls per run (every `wf` call, nested included). Default 10000. */
   readonly maxCalls: number;
@@ -88,6 +111,23 @@ export interface ResolvedWorkflow {
   readonly trust?: Exclude<Trust, 'trusted-local'>;
 }
 
+/**
+ * What the host can offer a run, for preflight of a capsule's `requires` (each list absent means
+ * "cannot tell", which refuses a requirement on it: fail closed).
+ */
+export interface HostFacts {
+  /** Tool names a child of this run can be given. */
+  readonly tools?: readonly string[];
+  readonly mcpServers?: readonly string[];
+  readonly skills?: readonly string[];
+  /** Model tiers this deployment routes to a configured model. */
+  readonly modelTiers?: readonly ModelTier[];
+  /** Whether a user can answer questions during the run. */
+  readonly userInteraction?: boolean;
+  /** Why not, when `userInteraction` is false (shown in the refusal). */
+  readonly userInteractionWhy?: string;
+}
+
 export interface EngineOptions {
   readonly agents: AgentProvider;
   readonly recorder?: RunRecorder;
@@ -108,6 +148,11 @@ export interface EngineOptions {
   readonly readFile?: { readonly deny?: readonly string[]; readonly allow?: readonly string[] };
   /** The static source contract; defaults to `checkWorkflowSource` from @wf/source-contract. */
   readonly checkSource?: SourceCheck | false;
+  /**
+   * Host facts for a run's `requires` preflight; without it every requirement but the
+   * environment ones is refused (the engine cannot confirm them).
+   */
+  readonly hostFacts?: (run: { readonly runId: string }) => HostFacts | Promise<HostFacts>;
 }
 
 export interface StartOptions {
@@ -121,7 +166,14 @@ export interface StartOptions {
   /** Epoch ms the guest's logical clock starts at; default now. */
   readonly startTime?: number;
   /** Per-run overrides, still capped by the engine's limits where they are caps. */
-  readonly limits?: Partial<Pick<EngineLimits, 'maxAgents' | 'maxConcurrency' | 'wallMs'>>;
+  readonly limits?: Partial<
+    Pick<EngineLimits, 'maxAgents' | 'maxConcurrency' | 'wallMs' | 'tokenBudget' | 'childWallMs'>
+  >;
+  /**
+   * The capsule's `requires`, enforced in preflight before any child starts (git repo around the
+   * workspace, tools, MCP servers, skills, model tiers, user interaction).
+   */
+  readonly requires?: CapsuleRequires;
   /** Lineage recorded in the start record. */
   readonly sourceRunId?: string;
   readonly revisionOf?: string;

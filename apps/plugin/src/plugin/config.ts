@@ -14,6 +14,9 @@ const toolName = (fallback: string) =>
 const positiveInt = (fallback: number) =>
   v.optional(v.pipe(v.number(), v.integer(), v.minValue(1)), fallback);
 
+const nonNegativeInt = (fallback: number) =>
+  v.optional(v.pipe(v.number(), v.integer(), v.minValue(0)), fallback);
+
 const tier = v.strictObject({
   provider: v.optional(v.pipe(v.string(), v.minLength(1))),
   model: v.optional(v.pipe(v.string(), v.minLength(1))),
@@ -46,8 +49,18 @@ const ConfigObject = v.strictObject({
   maxConcurrency: positiveInt(8),
   /** Concurrent children across all runs of one project. */
   deploymentConcurrency: positiveInt(8),
-  /** Per-run wall limit; 0 means none (long fan-outs must not be killed by a default). */
-  wallMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0)), 0),
+  /**
+   * Cost guards, on by default (issue 14: a child in a structured-output retry loop once made
+   * 7,240 model calls in 12 minutes and nothing stopped it). 0 turns one off.
+   * Per-run wall limit (paused time excluded): 30 minutes.
+   */
+  wallMs: nonNegativeInt(1_800_000),
+  /** Token budget of a run whose manifest sets none (the tighter of both applies): 1,000,000. */
+  tokenBudget: nonNegativeInt(1_000_000),
+  /** Wall limit of one child: 10 minutes; a child still running is stopped and fails. */
+  childWallMs: nonNegativeInt(600_000),
+  /** Model calls one child may make before it is stopped (WF_DSH_CHILD_LIMIT): 200. */
+  maxChildModelCalls: nonNegativeInt(200),
   maxResultChars: positiveInt(50_000),
   /** Trusted read-only tools a read-only child may use (intersected with what the parent sees). */
   readOnlyTools: v.optional(v.array(v.string()), ['read', 'read_image', 'glob', 'grep', 'lsp']),

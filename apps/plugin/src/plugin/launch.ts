@@ -6,6 +6,7 @@ import type { WorkflowEntry } from '@wf/catalog-fs';
 import {
   createDshAgentProvider,
   createDshApprover,
+  detectHostFacts,
   nativeStopReason,
   startJob,
 } from '@wf/dsh-adapter';
@@ -78,6 +79,7 @@ export async function startRun(
     nativeEvents: native,
     cwd,
     pluginName: PLUGIN_NAME,
+    maxChildModelCalls: config.maxChildModelCalls,
   });
   const approver = createDshApprover({
     approval: services.approval,
@@ -86,7 +88,19 @@ export async function startRun(
     mode: context.preApproved && config.approvalMode !== 'always' ? 'never' : config.approvalMode,
     toolName: config.runToolName,
   });
-  project.router.bind(runId, { agents, approver });
+  project.router.bind(runId, {
+    agents,
+    approver,
+    // read at preflight, so a tool or provider mounted since the call started counts
+    facts: () =>
+      detectHostFacts({
+        tools: state.ctx.tools,
+        parent: agent,
+        ownToolNames: ownToolNames(config),
+        userQuestions: services.userQuestions,
+        tiers: config.tiers,
+      }),
+  });
 
   const summary: RunSummary = {
     runId,
@@ -116,6 +130,9 @@ export async function startRun(
           args: input.args ?? {},
           trust: entry.execution,
           runId,
+          ...(entry.execution !== 'trusted-local' && entry.capsule.requires
+            ? { requires: entry.capsule.requires }
+            : {}),
           ...(context.lineage?.sourceRunId ? { sourceRunId: context.lineage.sourceRunId } : {}),
           ...(context.lineage?.revisionOf ? { revisionOf: context.lineage.revisionOf } : {}),
         });

@@ -129,7 +129,10 @@ async function openProject(state: ServiceState, cwd: string): Promise<Project> {
       maxConcurrency: config.maxConcurrency,
       deploymentConcurrency: config.deploymentConcurrency,
       wallMs: config.wallMs > 0 ? config.wallMs : null,
+      tokenBudget: config.tokenBudget > 0 ? config.tokenBudget : null,
+      childWallMs: config.childWallMs > 0 ? config.childWallMs : null,
     },
+    hostFacts: router.hostFacts,
     resolveWorkflow: resolverOf(state, cwd).nested,
   });
   return { cwd, engine, router, store };

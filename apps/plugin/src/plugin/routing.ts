@@ -8,18 +8,28 @@ import type {
   ApprovalDecision,
   ApprovalRequest,
   Approver,
+  HostFacts,
   ProviderCapabilities,
 } from '@wf/engine';
+
+/** What one run is bound to: its calling agent's provider, approver and host facts. */
+export interface RunBinding {
+  readonly agents: AgentProvider;
+  readonly approver: Approver;
+  /** For the engine's `requires` preflight; absent: nothing is confirmed. */
+  readonly facts?: () => HostFacts;
+}
 
 export interface RunRouter {
   readonly agents: AgentProvider;
   readonly approver: Approver;
-  bind(runId: string, binding: { agents: AgentProvider; approver: Approver }): void;
+  readonly hostFacts: (run: { readonly runId: string }) => HostFacts;
+  bind(runId: string, binding: RunBinding): void;
   unbind(runId: string): void;
 }
 
 export function createRunRouter(name: string, capabilities: () => ProviderCapabilities): RunRouter {
-  const bindings = new Map<string, { agents: AgentProvider; approver: Approver }>();
+  const bindings = new Map<string, RunBinding>();
   const caps: ProviderCapabilities = {
     get toolFilter() {
       return capabilities().toolFilter;
@@ -52,6 +62,9 @@ export function createRunRouter(name: string, capabilities: () => ProviderCapabi
         const bound = bindings.get(request.runId);
         return bound ? bound.approver.request(request, signal) : Promise.resolve('unavailable');
       },
+    },
+    hostFacts({ runId }) {
+      return bindings.get(runId)?.facts?.() ?? {};
     },
     bind(runId, binding) {
       bindings.set(runId, binding);

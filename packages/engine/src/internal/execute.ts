@@ -9,7 +9,7 @@ import {
   validateArgs,
 } from '@wf/bridge';
 import { EngineError } from '../errors.js';
-import { jsonSize, sandboxLimits } from '../limits.js';
+import { jsonSize, sandboxLimits, tighter, WARN_RATIO } from '../limits.js';
 import type { RunStartRecord, RunStatus } from '../ports.js';
 import type { ResolvedWorkflow, RunDone, SandboxLike } from '../types.js';
 import {
@@ -79,6 +79,8 @@ export async function execute(e: EngineState, ctx: RunContext): Promise<RunDone>
         e.limits.maxConcurrency,
         start.limits?.maxConcurrency ?? e.limits.maxConcurrency,
       ),
+      tokenBudget: tighter(e.limits.tokenBudget, start.limits?.tokenBudget),
+      childWallMs: tighter(e.limits.childWallMs, start.limits?.childWallMs),
     },
     agents: e.options.agents,
     recorder: e.recorder,
@@ -95,11 +97,19 @@ export async function execute(e: EngineState, ctx: RunContext): Promise<RunDone>
   });
   ctx.run = r;
   if (ctx.stopRequest !== undefined) r.stop(ctx.stopRequest);
-  wall.start(() =>
-    r.fail({
-      code: 'WF_ENGINE_WALL_TIMEOUT',
-      message: `the run exceeded its wall limit of ${wall.limitMs} ms (paused time excluded)`,
-    }),
+  wall.start(
+    () =>
+      r.fail({
+        code: 'WF_ENGINE_WALL_TIMEOUT',
+        message: `the run exceeded its wall limit of ${wall.limitMs} ms (paused time excluded)`,
+      }),
+    (usedMs) =>
+      r.warn(
+        'wallMs',
+        usedMs,
+        wall.limitMs ?? 0,
+        `${Math.round(WARN_RATIO * 100)}% of the run's wall limit of ${wall.limitMs} ms used (paused time excluded)`,
+      ),
   );
   if (gate.paused) wall.pause();
 

@@ -10,6 +10,7 @@ import {
   type RunContext,
   summaryOf,
 } from './engine-state.js';
+import { checkRequirements } from './requirements.js';
 
 /** How a refused run ends (passed to finishWith). */
 export interface RefusedEnd {
@@ -71,6 +72,21 @@ export async function preflight(
           .join('; ')}`,
       );
     }
+  }
+  // Requirements before approval: nobody is asked to approve a run that cannot work here.
+  if (start.requires !== undefined) {
+    let facts: Awaited<ReturnType<NonNullable<typeof e.options.hostFacts>>> = {};
+    try {
+      facts = (await e.options.hostFacts?.({ runId })) ?? {};
+    } catch {
+      facts = {}; // a failing fact source confirms nothing: every requirement on it is refused
+    }
+    const miss = await checkRequirements(start.requires, facts, {
+      workflow: manifest.name,
+      workspace: e.options.workspace,
+      worktreeCapability: e.options.agents.capabilities.worktree === true,
+    });
+    if (miss) return refuse('failed', miss.code, miss.message);
   }
   if (e.options.approver) {
     const decision = await e.options.approver

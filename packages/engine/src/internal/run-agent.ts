@@ -2,6 +2,7 @@
 // port promises, and the normalised status, usage and error of what a provider returned.
 import type { AgentHandle, AgentProvider, AgentRequest, AgentResult } from '../ports.js';
 import type { TaskResult, TaskStatus } from '../types.js';
+import { onAbort as subscribe } from './abort-fanout.js';
 
 /**
  * provider.start, but a launch that ignores its abort signal cannot hold the run: it is given up
@@ -15,12 +16,11 @@ export function launch(
   if (signal.aborted) return Promise.reject(signal.reason);
   return new Promise((resolve, reject) => {
     let settled = false;
-    const onAbort = () => {
+    const unsubscribe = subscribe(signal, () => {
       if (settled) return;
       settled = true;
       reject(signal.reason);
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
+    });
     let started: Promise<AgentHandle>;
     try {
       started = Promise.resolve(provider.start(request, signal));
@@ -29,7 +29,7 @@ export function launch(
     }
     started.then(
       (handle) => {
-        signal.removeEventListener('abort', onAbort);
+        unsubscribe();
         if (!settled) {
           settled = true;
           resolve(handle);
@@ -42,7 +42,7 @@ export function launch(
           .catch(() => {});
       },
       (e: unknown) => {
-        signal.removeEventListener('abort', onAbort);
+        unsubscribe();
         if (!settled) {
           settled = true;
           reject(e);

@@ -1,6 +1,7 @@
 // Driving one child: pause gate and semaphores, budget reservation, launch, exactly one
 // agent-started / agent-completed / dispose (invariant 7), structured output with one repair.
 import { EngineError, isRunControlError } from '../errors.js';
+import { defaultAllocation } from '../limits.js';
 import type { AgentHandle, AgentRequest, AgentResult } from '../ports.js';
 import type { TaskResult, TaskStatus } from '../types.js';
 import {
@@ -103,8 +104,20 @@ export async function drive(run: Run, task: Task): Promise<void> {
   });
   task.resolveReady();
   if (task.stopReason !== undefined) run.stopTask(task, task.stopReason);
+  // A per-child wall limit: a child stuck in a retry loop is stopped and ends failed.
+  const childWall = run.deps.limits.childWallMs;
+  const childTimer =
+    childWall === null
+      ? undefined
+      : setTimeout(() => {
+          if (task.status !== 'running' || task.stopReason !== undefined) return;
+          const message = `${task.taskId} (${task.name}) ran longer than the per-child wall limit of ${childWall} ms (limit childWallMs) and was stopped`;
+          task.limitError = { code: 'WF_ENGINE_CHILD_TIMEOUT', message };
+          run.stopTask(task, message);
+        }, childWall);
 
   const raw = await awaitResult(run, task, handle);
+  clearTimeout(childTimer);
   let usage = usageOf(raw);
   let result = raw;
   let repaired = false;
@@ -121,8 +134,11 @@ export async function drive(run: Run, task: Task): Promise<void> {
   run.cost.outputTokens += usage.outputTokens;
   run.reserved -= allocation;
   run.spent += usage.totalTokens;
+  if (task.limitError !== undefined && result.status !== 'completed') {
+    result = { ...result, status: 'failed', error: task.limitError };
+  }
   const status: TaskStatus =
-    task.stopReason !== undefined && result.status !== 'completed'
+    task.stopReason !== undefined && task.limitError === undefined && result.status !== 'completed'
       ? 'stopped'
       : mapStatus(result, task.request);
   task.status = status;
@@ -145,6 +161,7 @@ export async function drive(run: Run, task: Task): Promise<void> {
     usage: task.result.usage,
     ...(task.result.error ? { error: task.result.error } : {}),
   });
+  run.checkSpent();
   // A provider failing (or hanging) to dispose must not hold the run; the child is accounted for.
   await settleWithin(() => handle.dispose(), run.deps.limits.stopGraceMs);
   releaseAll();
@@ -188,7 +205,13 @@ export function awaitResult(run: Run, task: Task, handle: AgentHandle): Promise<
 
 export function reserve(run: Run, task: Task): number {
   if (run.budgetTotal === null) return 0;
-  const allocation = task.request.maxTokens ?? run.deps.limits.defaultTaskTokens;
+  const allocation =
+    task.request.maxTokens ??
+    defaultAllocation(
+      run.budgetTotal,
+      run.deps.limits.defaultTaskTokens,
+      run.runSemaphore.capacity,
+    );
   if (run.spent + run.reserved + allocation > run.budgetTotal) {
     throw new EngineError(
       'WF_ENGINE_BUDGET_EXCEEDED',

@@ -17,6 +17,7 @@ import type {
   TaskResult,
   TaskStatus,
 } from '../types.js';
+import { tighter, WARN_RATIO } from '../limits.js';
 import type { EventLog } from './event-log.js';
 import { checkTask, register } from './run-admission.js';
 import { drive } from './run-drive.js';
@@ -42,6 +43,8 @@ export interface Task {
   result?: TaskResult;
   startedAt?: number;
   stopReason?: string;
+  /** Set when a per-child limit stopped the child: it ends failed with this error. */
+  limitError?: { code: string; message: string };
   /** Set while the child runs: starts the grace period after a stop. */
   onStop?: () => void;
   readonly done: Promise<TaskResult>;
@@ -116,7 +119,36 @@ export class Run {
     this.runSemaphore = createSemaphore(
       Math.max(1, Math.min(m.maxConcurrency, deps.limits.maxConcurrency, this.maxAgents)),
     );
-    this.budgetTotal = m.tokenBudget ?? null;
+    // The manifest's own budget and the deployment's default budget: the tighter applies.
+    this.budgetTotal = tighter(m.tokenBudget, deps.limits.tokenBudget);
+  }
+
+  private readonly warned = new Set<string>();
+
+  /** One `limit-warning` event per limit, the first time WARN_RATIO of it is used. */
+  warn(limit: 'tokenBudget' | 'wallMs', used: number, max: number, message: string): void {
+    if (this.warned.has(limit) || this.ended) return;
+    this.warned.add(limit);
+    this.deps.events.emit('limit-warning', {
+      limit,
+      used,
+      max,
+      ratio: WARN_RATIO,
+      message,
+    });
+  }
+
+  /** Called whenever `spent` grows: warns at WARN_RATIO of the token budget. */
+  checkSpent(): void {
+    const total = this.budgetTotal;
+    if (total !== null && this.spent >= total * WARN_RATIO) {
+      this.warn(
+        'tokenBudget',
+        this.spent,
+        total,
+        `${this.spent} of the run's token budget of ${total} tokens spent (${Math.floor((this.spent / total) * 100)}%)`,
+      );
+    }
   }
 
   get ended(): boolean {

@@ -1,4 +1,5 @@
 // A FIFO counting semaphore whose waiters can be cancelled (a stopped run must not keep a slot).
+import { onAbort as subscribe } from './abort-fanout.js';
 
 export interface Semaphore {
   readonly capacity: number;
@@ -39,19 +40,20 @@ export function createSemaphore(capacity: number): Semaphore {
         return Promise.resolve(releaser());
       }
       return new Promise((resolve, reject) => {
+        let unsubscribe = () => {};
         const waiter = {
           grant: () => {
-            signal?.removeEventListener('abort', onAbort);
+            unsubscribe();
             held += 1;
             resolve(releaser());
           },
         };
-        const onAbort = () => {
-          const i = waiters.indexOf(waiter);
-          if (i >= 0) waiters.splice(i, 1);
-          reject(signal?.reason);
-        };
-        signal?.addEventListener('abort', onAbort, { once: true });
+        if (signal)
+          unsubscribe = subscribe(signal, () => {
+            const i = waiters.indexOf(waiter);
+            if (i >= 0) waiters.splice(i, 1);
+            reject(signal.reason);
+          });
         waiters.push(waiter);
       });
     },
@@ -68,12 +70,7 @@ export interface Gate {
 
 export function createGate(): Gate {
   let paused = false;
-  let waiters: {
-    resolve: () => void;
-    reject: (e: unknown) => void;
-    signal?: AbortSignal;
-    onAbort: () => void;
-  }[] = [];
+  let waiters: { resolve: () => void; unsubscribe: () => void }[] = [];
   return {
     get paused() {
       return paused;
@@ -86,7 +83,7 @@ export function createGate(): Gate {
       const ws = waiters;
       waiters = [];
       for (const w of ws) {
-        w.signal?.removeEventListener('abort', w.onAbort);
+        w.unsubscribe();
         w.resolve();
       }
     },
@@ -94,16 +91,12 @@ export function createGate(): Gate {
       if (signal?.aborted) return Promise.reject(signal.reason);
       if (!paused) return Promise.resolve();
       return new Promise((resolve, reject) => {
-        const w = {
-          resolve,
-          reject,
-          ...(signal ? { signal } : {}),
-          onAbort: () => {
+        const w = { resolve, unsubscribe: () => {} };
+        if (signal)
+          w.unsubscribe = subscribe(signal, () => {
             waiters = waiters.filter((x) => x !== w);
-            reject(signal?.reason);
-          },
-        };
-        signal?.addEventListener('abort', w.onAbort, { once: true });
+            reject(signal.reason);
+          });
         waiters.push(w);
       });
     },
