@@ -114,4 +114,6 @@ export type {
   TerminalRunStatus,
   Trust,
 } from './run-records.js';
+export type { RunSpan } from './run-span.js';
+export { runSpan } from './run-span.js';
 export type { ValidationIssue } from './validation-issue.js';

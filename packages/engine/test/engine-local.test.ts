@@ -72,10 +72,20 @@ describe('trusted-local runs', () => {
           },
         ]);
         const failure = wf.lastFailure();
+        // A lane whose thunk throws (no child involved): only the lane itself can name why.
+        const thunkOnly = await wf.parallel([
+          () => wf.runAgent({ name: 'fine', prompt: 'p' }),
+          async () => {
+            throw new Error('thunk exploded');
+          },
+        ]);
+        const laneFailure = wf.lastFailure();
         const r = await wf.runAgent({ name: 'bad', prompt: 'again' });
         return {
           statuses: out.map((x) => (x ? (x as TaskResult).status : null)),
           failure,
+          thunkOnly: thunkOnly.map((x) => (x ? (x as TaskResult).status : null)),
+          laneFailure,
           r,
           last: wf.lastFailure(),
         };
@@ -84,6 +94,17 @@ describe('trusted-local runs', () => {
     expect(done.status).toBe('completed');
     const result = done.result as Record<string, unknown>;
     expect(result.statuses).toEqual(['completed', null, null]);
+    // The failed lane of the first parallel: the bad child, with the provider's reason.
+    expect(result.failure).toMatchObject({
+      name: 'bad',
+      status: 'failed',
+      error: { code: 'SIMULATED_FAILURE', message: 'the bad child broke' },
+    });
+    expect(result.thunkOnly).toEqual(['completed', null]);
+    expect(result.laneFailure).toMatchObject({
+      status: 'failed',
+      error: { message: 'thunk exploded' },
+    });
     expect(result.r).toBeNull();
     expect(result.last).toMatchObject({
       name: 'bad',

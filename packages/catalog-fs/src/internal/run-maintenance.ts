@@ -26,6 +26,8 @@ import {
   ioError,
   isAbandonedTemp,
   openChildDir,
+  readRegularFileFrom,
+  type SafeDir,
   TEMP_PREFIX,
   withDir,
   writeFileAtomic,
@@ -195,7 +197,8 @@ export async function recoverRuns(
           const marked = {
             ...snapshot,
             status: 'interrupted',
-            endedAt: now,
+            // The run ended at its last recorded event, not when this recovery noticed.
+            endedAt: (await lastEventTime(dir)) ?? snapshot.startedAt ?? now,
             updatedAt: now,
             interruptedFrom: snapshot.status,
             error: {
@@ -218,6 +221,39 @@ export async function recoverRuns(
   } finally {
     await base.close();
   }
+}
+
+/** Bytes read from the end of events.jsonl to find the last complete event line. */
+const TAIL_BYTES = 64 * 1024;
+
+/** The time of the last complete, parseable event line (a torn last line is skipped). */
+async function lastEventTime(dir: SafeDir): Promise<number | undefined> {
+  try {
+    const st = await fsp.lstat(dir.at('events.jsonl'));
+    if (!st.isFile()) return undefined;
+    const chunk = await readRegularFileFrom(
+      dir,
+      'events.jsonl',
+      Math.max(0, st.size - TAIL_BYTES),
+      TAIL_BYTES,
+      CODES,
+    );
+    if (!chunk) return undefined;
+    const lines = chunk.data.toString('utf8').split('\n');
+    // The last element follows the final newline: a torn write, or empty.
+    for (let i = lines.length - 2; i >= 0; i -= 1) {
+      try {
+        const event: unknown = JSON.parse(lines[i] ?? '');
+        const time = (event as { time?: unknown } | null)?.time;
+        if (typeof time === 'number' && Number.isFinite(time)) return time;
+      } catch {
+        // the first line of the tail may be cut mid-line; keep looking
+      }
+    }
+  } catch {
+    return undefined;
+  }
+  return undefined;
 }
 
 export async function flushStore(s: RunStoreState): Promise<void> {

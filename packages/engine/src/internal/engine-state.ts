@@ -155,9 +155,10 @@ export function safeEmit(
   events: EventLog,
   type: Parameters<EventLog['emit']>[0],
   data: Record<string, unknown>,
+  time?: number,
 ): void {
   try {
-    events.emit(type, data);
+    events.emit(type, data, time);
   } catch {
     // the log is closed: the run has finished
   }

@@ -3,7 +3,8 @@
 import type { RunEvent, RunEventType, RunRecorder } from '../ports.js';
 
 export interface EventLog {
-  emit(type: RunEventType, data: { readonly [key: string]: unknown }): RunEvent;
+  /** `time` defaults to now; the start and terminal events pass the time the run record holds. */
+  emit(type: RunEventType, data: { readonly [key: string]: unknown }, time?: number): RunEvent;
   close(): void;
   all(): readonly RunEvent[];
   readonly iterable: AsyncIterable<RunEvent>;
@@ -19,8 +20,8 @@ export function createEventLog(runId: string, recorder: RunRecorder): EventLog {
     for (const w of ws) w();
   };
   return {
-    emit(type, data) {
-      const event: RunEvent = { seq: events.length + 1, runId, type, time: Date.now(), data };
+    emit(type, data, time = Date.now()) {
+      const event: RunEvent = { seq: events.length + 1, runId, type, time, data };
       // After the run's final event nothing is recorded (a late straggler must not throw).
       if (closed) return event;
       events.push(event);

@@ -10,7 +10,7 @@ import {
 } from '@wf/bridge';
 import { EngineError } from '../errors.js';
 import { jsonSize, sandboxLimits, tighter, WARN_RATIO } from '../limits.js';
-import type { RunStartRecord, RunStatus } from '../ports.js';
+import type { RunCost, RunStartRecord, RunStatus } from '../ports.js';
 import type { ResolvedWorkflow, RunDone, SandboxLike } from '../types.js';
 import {
   type Cap,
@@ -39,6 +39,8 @@ export async function execute(e: EngineState, ctx: RunContext): Promise<RunDone>
   const source = 'source' in workflow ? workflow.source : undefined;
   const seed = start.seed ?? (Math.random() * 2 ** 31) >>> 0;
   const startTime = start.startTime ?? Date.now();
+  // One clock reading for the record and the workflow-started event: durations agree everywhere.
+  const startedAt = Date.now();
   const rawName = (workflow.manifest as { name?: unknown } | null)?.name;
   const name = workflow.name ?? (typeof rawName === 'string' ? rawName : 'workflow');
   const record: RunStartRecord = {
@@ -51,17 +53,21 @@ export async function execute(e: EngineState, ctx: RunContext): Promise<RunDone>
     args: recordable(start.args ?? {}),
     seed,
     startTime,
-    startedAt: Date.now(),
+    startedAt,
     ...(prepared.resumedFromRunId ? { resumedFromRunId: prepared.resumedFromRunId } : {}),
     ...(start.sourceRunId ? { sourceRunId: start.sourceRunId } : {}),
     ...(start.revisionOf ? { revisionOf: start.revisionOf } : {}),
   };
   await e.recorder.begin(record);
-  events.emit('workflow-started', {
-    workflow: name,
-    trust: start.trust,
-    ...(prepared.resumedFromRunId ? { resumedFromRunId: prepared.resumedFromRunId } : {}),
-  });
+  events.emit(
+    'workflow-started',
+    {
+      workflow: name,
+      trust: start.trust,
+      ...(prepared.resumedFromRunId ? { resumedFromRunId: prepared.resumedFromRunId } : {}),
+    },
+    startedAt,
+  );
 
   const checked = await preflight(e, ctx, name, source);
   if (!checked.ok) return finishWith(e, runId, undefined, events, checked.end);
@@ -303,7 +309,15 @@ export async function finishWith(
   events: EventLog,
   end: { status: RunDone['status']; result?: unknown; error?: { code: string; message: string } },
 ): Promise<RunDone> {
-  const cost = run?.costReport() ?? emptyCost();
+  // The run's duration is its own record's (bridge runSpan): the workflow-started event to this
+  // terminal event, whose time is also run.json's endedAt and the cost's wall-clock duration.
+  const recorded = events.all();
+  const startedAt = recorded[0]?.time;
+  const endedAt = Math.max(Date.now(), recorded.at(-1)?.time ?? 0);
+  const cost: RunCost = {
+    ...(run?.costReport() ?? emptyCost()),
+    wallClockDurationMs: startedAt === undefined ? 0 : Math.max(0, endedAt - startedAt),
+  };
   const done: RunDone = {
     status: end.status,
     ...(end.result !== undefined ? { result: end.result } : {}),
@@ -316,11 +330,16 @@ export async function finishWith(
       : end.status === 'failed'
         ? 'workflow-failed'
         : 'workflow-stopped';
-  safeEmit(events, type, {
-    status: end.status,
-    ...(end.error ? { error: end.error } : {}),
-    cost,
-  });
+  safeEmit(
+    events,
+    type,
+    {
+      status: end.status,
+      ...(end.error ? { error: end.error } : {}),
+      cost,
+    },
+    endedAt,
+  );
   events.close();
   try {
     await e.recorder.finish(runId, {
@@ -328,7 +347,7 @@ export async function finishWith(
       ...(end.result !== undefined ? { result: end.result } : {}),
       ...(end.error ? { error: end.error } : {}),
       cost,
-      endedAt: Date.now(),
+      endedAt,
     });
   } catch {
     // The run's outcome stands even when the recorder cannot store it.

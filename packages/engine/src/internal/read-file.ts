@@ -22,7 +22,15 @@ const STATE_DIRECTORY = '.dsh';
  */
 function within(root: string, path: string): boolean {
   const rel = relative(root.toLowerCase(), path.toLowerCase());
-  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+  return rel === '' || !climbs(rel);
+}
+
+/**
+ * True when a `relative()` result leaves its base: an absolute path or a real `..` segment.
+ * `..notes.txt` is a file name inside the base, not a parent reference.
+ */
+function climbs(rel: string): boolean {
+  return isAbsolute(rel) || rel === '..' || rel.startsWith(`..${sep}`);
 }
 
 /** The deny roots as real paths (a root that does not exist yet is kept as resolved). */
@@ -63,8 +71,7 @@ export async function readWorkspaceFile(
   const target = resolve(realRoot, path);
   const rel = relative(realRoot, target);
   // `..` that climbs out of the workspace is refused; one that stays inside resolves normally.
-  if (rel === '' || rel.startsWith('..') || isAbsolute(rel))
-    throw deny(path, 'the path is outside the workspace');
+  if (rel === '' || climbs(rel)) throw deny(path, 'the path is outside the workspace');
   const denied = await realRoots(denyRoots);
   const allowed = await realRoots(allowRoots);
   refuseProtected(path, rel, target, denied, allowed);
@@ -98,7 +105,7 @@ export async function readWorkspaceFile(
     // /proc/self/fd; elsewhere realpath) and must still be inside the workspace.
     const opened = await readlink(`/proc/self/fd/${handle.fd}`).catch(() => realpath(target));
     const openedRel = relative(realRoot, opened);
-    if (openedRel === '' || openedRel.startsWith('..') || isAbsolute(openedRel))
+    if (openedRel === '' || climbs(openedRel))
       throw deny(path, 'the path changed to leave the workspace while it was being opened');
     // The same check on where the descriptor really points (a swapped directory, a bind mount).
     refuseProtected(path, openedRel, opened, denied, allowed);

@@ -249,9 +249,17 @@ export function setUp(run, entry) {
     const launch = launchR.value;
     run.handles.push(launch);
 
+    // The source must parse as a program on its own first: text that closes the wrapper below
+    // (`})(); ... (function () {`) has an unbalanced brace alone, so it cannot run code at top
+    // level outside the wrapper's scope. Compiled only, never run.
+    const alone = ctx.evalCode(run.msg.source, 'workflow.js', { strict: true, compileOnly: true });
+    if (alone.error === undefined) alone.value.dispose();
     // The leading and trailing newlines keep a trailing line comment from swallowing the return.
     const wrapped = `(function () { 'use strict';\n${run.msg.source}\n;return typeof run === 'function' ? run : undefined; })()`;
-    const guest = ctx.evalCode(wrapped, 'workflow.js', { strict: true });
+    const guest =
+      alone.error === undefined
+        ? ctx.evalCode(wrapped, 'workflow.js', { strict: true })
+        : { error: alone.error };
     if (guest.error) {
       if (run.killed !== null) {
         guest.error.dispose();
