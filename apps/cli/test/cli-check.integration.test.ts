@@ -17,7 +17,7 @@ describe('the wf bin', () => {
   it('is a tiny node ESM entry that imports dist/cli/main.js', () => {
     const bin = readFileSync(join(repo, 'apps/cli/bin/wf.js'), 'utf8');
     expect(bin.startsWith('#!/usr/bin/env node\n')).toBe(true);
-    expect(bin).toContain("from '../dist/cli/main.js'");
+    expect(bin).toContain("import('../dist/cli/main.js')");
   });
 
   it('checks the good example from the built output', () => {

@@ -4,6 +4,7 @@
 // publish, rename-intent, archive and trusted-local modules.
 import type { Catalog, CatalogLimits, CatalogOptions, CatalogScope } from './catalog-types.js';
 import { archivedEntries, restoreEntry } from './internal/catalog-archive.js';
+import { loadCapsuleFormat } from './internal/capsule-text.js';
 import { listEntries, loadEntry } from './internal/catalog-discovery.js';
 import { renameEntry, repairRoot } from './internal/catalog-intent.js';
 import { type CatalogState, CODES, openRoot } from './internal/catalog-names.js';
@@ -25,6 +26,7 @@ export async function openCatalog(options: CatalogOptions): Promise<Catalog> {
   if (typeof options?.project !== 'string' || options.project === '') {
     throw new TypeError('openCatalog: `project` must be the project catalog directory');
   }
+  await loadCapsuleFormat();
   const limits: CatalogLimits = { ...DEFAULT_CATALOG_LIMITS, ...options.limits };
   const allowSymlinkedRoot = options.allowSymlinkedRoot === true;
   const lockOptions = { timeoutMs: options.lockTimeoutMs ?? 10_000, staleMs: 30_000, codes: CODES };

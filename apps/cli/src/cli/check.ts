@@ -5,15 +5,10 @@
 // errors, 2 usage or I/O errors (a file missing, unreadable, not JSON).
 import { readFile, stat } from 'node:fs/promises';
 import { extname, resolve } from 'node:path';
-import { type CheckProfile, checkWorkflowSource, type Diagnostic } from '@wf/source-contract';
+import type { CheckProfile, Diagnostic } from '@wf/source-contract';
 import type { Command } from 'commander';
 import { parseJson } from './args.js';
-import {
-  type CapsuleIssue,
-  checkCapsule,
-  type SmokeReport,
-  smokeWorkflow,
-} from './check-capsule.js';
+import type { CapsuleIssue, SmokeReport } from './check-capsule.js';
 import { CliError } from './errors.js';
 
 /** Larger files are refused before reading; the contract's own cap (512 KiB) is far below. */
@@ -121,6 +116,11 @@ export async function checkFiles(
   files: readonly string[],
   options: { profile: CheckProfile; cwd: string; smoke?: boolean; args?: unknown },
 ): Promise<CheckReport> {
+  // Loaded here, not at the top: registering `check` must not cost every verb the parser.
+  const [{ checkWorkflowSource }, { checkCapsule, smokeWorkflow }] = await Promise.all([
+    import('@wf/source-contract'),
+    import('./check-capsule.js'),
+  ]);
   const reports: FileReport[] = [];
   for (const file of files) {
     const read = await readWorkflowFile(file, options.cwd);

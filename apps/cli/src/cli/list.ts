@@ -5,7 +5,8 @@ import { clean } from '../progress/frame.js';
 import { type CliContext, printJson, printLine, printNote } from './context.js';
 import { EXIT, type ExitCode } from './errors.js';
 import { printTable } from './runs.js';
-import { openProjectCatalog, workflowResolver } from './workspace.js';
+import { workflowResolver } from './shipped.js';
+import { openProjectCatalog } from './workspace.js';
 
 export interface ListedWorkflow {
   name: string;

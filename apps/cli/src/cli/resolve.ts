@@ -13,7 +13,7 @@ import {
 import type { WorkflowManifest } from '@wf/bridge';
 import { errorText } from './args.js';
 import { CliError } from './errors.js';
-import { shippedWorkflows, workflowResolver } from './workspace.js';
+import { shippedWorkflows, workflowResolver } from './shipped.js';
 
 /** A resolved workflow; `defaultManifest` is set when a bare `.js` file got the default one. */
 export type ResolvedEntry = WorkflowEntry & { readonly defaultManifest?: boolean };

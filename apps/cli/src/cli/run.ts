@@ -20,12 +20,12 @@ import { type CliContext, printJson, printLine, printNote } from './context.js';
 import { CliError, EXIT, type ExitCode } from './errors.js';
 import { type ResolvedEntry, resolveTarget } from './resolve.js';
 import { resolveRunTarget, storeError } from './store-error.js';
+import { workflowResolver } from './shipped.js';
 import {
   openProjectCatalog,
   openProjectStore,
   protectedRoots,
   type RunStore,
-  workflowResolver,
 } from './workspace.js';
 
 export interface RunOptions {

@@ -9,7 +9,8 @@ import { isRecord } from '../report/run-model.js';
 import { type CliContext, printJson, printLine } from './context.js';
 import { CliError, EXIT, type ExitCode } from './errors.js';
 import { resolveRunTarget, storeError } from './store-error.js';
-import { shippedWorkflows, openProjectCatalog, openProjectStore } from './workspace.js';
+import { shippedWorkflows } from './shipped.js';
+import { openProjectCatalog, openProjectStore } from './workspace.js';
 
 /** The DSH release the capsules we write declare as their minimum (the pinned host). */
 export const MIN_DSH_VERSION = '0.1.0-rc.8';

@@ -2,7 +2,7 @@
 // and its exit codes in `--help`; usage errors exit 2 through main.ts's exitOverride, which
 // subcommands inherit.
 import type { Command } from 'commander';
-import { type CliContext, processContext, runVerb } from './context.js';
+import type { CliContext } from './context.js';
 import type { ExitCode } from './errors.js';
 
 // Each verb loads its module on use: `wf runs` should not pay for the engine and its sandbox.
@@ -35,6 +35,7 @@ function verb<A extends unknown[]>(
       // commander passes the positional arguments, then the options, then the command.
       const opts = raw[raw.length - 2] as Opts;
       const positional = raw.slice(0, -2) as A;
+      const { processContext, runVerb } = await import('./context.js');
       await runVerb(processContext(command.name(), opts.json === true), (ctx) =>
         body(ctx, ...positional, opts),
       );

@@ -1,38 +1,19 @@
 // Where the command line finds things: the built-in workflows and patterns (@wf/patterns), the
 // project and personal catalogs (`<cwd>/.dsh/workflows`, `$DSH_HOME/workflows`), and the run store
 // (`<cwd>/.dsh/workflow-runs`), all through @wf/catalog-fs so the CLI and the plugin share one
-// on-disk format.
+// on-disk format. The shipped workflows live in shipped.ts: the run-store verbs do not load them.
 import { join } from 'node:path';
 import {
   type Catalog,
-  createWorkflowResolver,
   defaultCatalogRoots,
   openCatalog,
   openRunStore,
   type RunStore,
-  type SourceWorkflowEntry,
-  type WorkflowResolver,
 } from '@wf/catalog-fs';
-import { BUILT_INS, PATTERNS } from '@wf/patterns';
 import type { CliContext } from './context.js';
 import { CliError } from './errors.js';
 
 export type { RunStore };
-
-const SHIPPED = { builtIns: BUILT_INS, patterns: PATTERNS };
-
-/** The shared resolver (@wf/catalog-fs) over the shipped workflows and this project's catalog. */
-export function workflowResolver(catalog: Catalog | undefined): WorkflowResolver {
-  return createWorkflowResolver({ shipped: SHIPPED, catalog: async () => catalog });
-}
-
-let shipped: readonly SourceWorkflowEntry[] | undefined;
-
-/** Built-ins first, then patterns: the precedence `wf run <name>` resolves with. */
-export function shippedWorkflows(): readonly SourceWorkflowEntry[] {
-  shipped ??= workflowResolver(undefined).shipped();
-  return shipped;
-}
 
 export function runsRoot(ctx: CliContext): string {
   return join(ctx.cwd, '.dsh', 'workflow-runs');

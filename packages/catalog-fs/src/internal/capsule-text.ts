@@ -1,11 +1,22 @@
 // Turns capsule bytes into a validated capsule or one message that names the problem, using
-// @wf/bridge's parser (the single definition of the format).
-import {
-  type ManifestLimits,
-  parseCapsule,
-  WORKFLOW_NAME_PATTERN,
-  type WorkflowCapsule,
-} from '@wf/bridge';
+// @wf/bridge's parser (the single definition of the format). The bridge (and its schema library)
+// loads when a catalog opens, not with this package: the run store never needs it, and `wf runs`
+// should not pay for it.
+import type { ManifestLimits, parseCapsule, WorkflowCapsule } from '@wf/bridge';
+
+type CapsuleFormat = Pick<typeof import('@wf/bridge'), 'parseCapsule' | 'WORKFLOW_NAME_PATTERN'>;
+let format: CapsuleFormat | undefined;
+
+/** Loads the capsule parser; openCatalog awaits it before any catalog method can run. */
+export async function loadCapsuleFormat(): Promise<void> {
+  format ??= await import('@wf/bridge');
+}
+
+function capsuleFormat(): CapsuleFormat {
+  if (format === undefined)
+    throw new Error('internal: the capsule format was used before openCatalog loaded it');
+  return format;
+}
 
 export type CapsuleCheck =
   | { readonly ok: true; readonly capsule: WorkflowCapsule }
@@ -21,7 +32,7 @@ export function checkCapsuleValue(
 ): CapsuleCheck {
   let parsed: ReturnType<typeof parseCapsule>;
   try {
-    parsed = parseCapsule(value, limits === undefined ? {} : { limits });
+    parsed = capsuleFormat().parseCapsule(value, limits === undefined ? {} : { limits });
   } catch (error) {
     // A hostile value (throwing getter, proxy trap) fails its own save, never the host.
     return {
@@ -71,7 +82,7 @@ export function checkCapsuleBytes(
 }
 
 export function isWorkflowName(name: unknown): name is string {
-  return typeof name === 'string' && WORKFLOW_NAME_PATTERN.test(name);
+  return typeof name === 'string' && capsuleFormat().WORKFLOW_NAME_PATTERN.test(name);
 }
 
 export function serializeCapsule(capsule: WorkflowCapsule): string {

@@ -48,7 +48,7 @@ export class Journal {
 
   constructor(options: JournalOptions) {
     this.options = options;
-    const replay = options.replay ?? [];
+    const replay = (options.replay ?? []).map(expandEntry);
     for (const e of replay) this.bySeq.set(e.seq, e);
     this.order = [...replay].sort((a, b) => a.settleSeq - b.settleSeq);
     this.drained = this.order.length === 0;
@@ -108,14 +108,16 @@ export class Journal {
       const recorded: JournalEntry['outcome'] = outcome.ok
         ? { ok: true, value: outcome.value }
         : { ok: false, error: errorRecord(outcome.error) };
-      this.options.record({
-        seq,
-        settleSeq: this.settleSeq,
-        method,
-        input,
-        outcome: recorded,
-        settledAt,
-      });
+      this.options.record(
+        compactEntry({
+          seq,
+          settleSeq: this.settleSeq,
+          method,
+          input,
+          outcome: recorded,
+          settledAt,
+        }),
+      );
       if (outcome.ok) return outcome.value;
       throw outcome.error;
     };
@@ -164,7 +166,7 @@ export class Journal {
       this.next += 1;
       this.settleSeq = entry.settleSeq;
       w.ctx.setNow(entry.settledAt);
-      this.options.record(entry);
+      this.options.record(compactEntry(entry));
       try {
         this.options.onReplay?.(entry);
       } catch {
@@ -213,6 +215,74 @@ export class Journal {
     if (this.stallTimer) clearTimeout(this.stallTimer);
     this.stallTimer = undefined;
   }
+}
+
+// A task result carries its answer twice (`finalText` and `text`, the same string: bridge
+// TaskResult). The journal stores it once and puts `finalText` back when it reads an entry, so a
+// replayed guest sees exactly the object the live run saw (same keys, same order: invariant 5).
+// Journals written before this change still have both and read unchanged: no migration.
+const RESULT_DEPTH = 4;
+
+function isTaskResult(v: Record<string, unknown>): boolean {
+  return typeof v.taskId === 'string' && typeof v.kind === 'string' && typeof v.text === 'string';
+}
+
+function mapResults(
+  value: unknown,
+  depth: number,
+  f: (r: Record<string, unknown>) => Record<string, unknown>,
+): unknown {
+  if (depth > RESULT_DEPTH || typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) {
+    let changed = false;
+    const out = value.map((v) => {
+      const m = mapResults(v, depth + 1, f);
+      if (m !== v) changed = true;
+      return m;
+    });
+    return changed ? out : value;
+  }
+  const record = value as Record<string, unknown>;
+  if (isTaskResult(record)) return f(record);
+  let out: Record<string, unknown> | undefined;
+  for (const [k, v] of Object.entries(record)) {
+    const m = mapResults(v, depth + 1, f);
+    if (m !== v) {
+      out ??= { ...record };
+      out[k] = m;
+    }
+  }
+  return out ?? value;
+}
+
+function dropFinalText(r: Record<string, unknown>): Record<string, unknown> {
+  if (!('finalText' in r) || r.finalText !== r.text) return r;
+  const { finalText: _same, ...rest } = r;
+  return rest;
+}
+
+function restoreFinalText(r: Record<string, unknown>): Record<string, unknown> {
+  if ('finalText' in r) return r; // an old journal: stored twice, nothing to restore
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(r)) {
+    if (k === 'text') out.finalText = v;
+    out[k] = v;
+  }
+  return out;
+}
+
+/** The entry as the journal stores it: each task result's answer once. */
+export function compactEntry(entry: JournalEntry): JournalEntry {
+  if (!entry.outcome.ok) return entry;
+  const value = mapResults(entry.outcome.value, 0, dropFinalText);
+  return value === entry.outcome.value ? entry : { ...entry, outcome: { ok: true, value } };
+}
+
+/** The entry as the live run delivered it, from either journal format. */
+export function expandEntry(entry: JournalEntry): JournalEntry {
+  if (!entry.outcome.ok) return entry;
+  const value = mapResults(entry.outcome.value, 0, restoreFinalText);
+  return value === entry.outcome.value ? entry : { ...entry, outcome: { ok: true, value } };
 }
 
 function preview(value: unknown): string {

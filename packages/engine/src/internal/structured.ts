@@ -1,7 +1,7 @@
 // Structured output: check a task's JSON Schema before launch (on the host, in linear time), then
 // compile and validate with ajv in a schema worker (never on the host's event loop), and pull a
 // value out of a child's answer.
-import { RE2JS } from 're2js';
+import { createRequire } from 'node:module';
 import { MAX_SCHEMA_EXPANSION, schemaExpansion, schemaShapeIssue } from './schema-budget.js';
 import { type SchemaPool, sharedSchemaPool } from './schema-pool.js';
 
@@ -59,6 +59,15 @@ export interface SchemaCheck {
   validate(schema: unknown, value: unknown): Promise<SchemaVerdict>;
 }
 
+type LinearRegex = typeof import('re2js')['RE2JS'];
+let re2: LinearRegex | undefined;
+
+/** re2js (260 KB) loads on the first schema that has a `pattern`, not with the engine. */
+function linearRegex(): LinearRegex {
+  re2 ??= (createRequire(import.meta.url)('re2js') as typeof import('re2js')).RE2JS;
+  return re2;
+}
+
 export function createSchemaCheck(pool: SchemaPool = sharedSchemaPool()): SchemaCheck {
   const checked = new Map<string, true>();
   return {
@@ -82,7 +91,7 @@ export function createSchemaCheck(pool: SchemaPool = sharedSchemaPool()): Schema
       if (!expansion.ok) return { ok: false, message: expansion.message };
       for (const pattern of patternsOf(schema)) {
         try {
-          RE2JS.compile(pattern);
+          linearRegex().compile(pattern);
         } catch (e) {
           return {
             ok: false,
