@@ -164,6 +164,9 @@ describe('deadlock and abort', () => {
     const p = sb.run({
       source: 'async function run(api) { await api.wait(); }',
       signal: controller.signal,
+      // Far beyond the test's timeout: the run must end because of the abort, not at wallMs
+      // (the worker ends a closed run at once; it does not wait for its next slice or timer).
+      limits: { wallMs: 600_000 },
       capabilities: {
         wait: (_i, ctx) =>
           new Promise<void>((resolve) => {
@@ -179,6 +182,7 @@ describe('deadlock and abort', () => {
     expect(o.status).toBe('aborted');
     expect(codeOf(o)).toBe('WF_SANDBOX_ABORTED');
     expect(callAborted).toBe(true);
+    expect(o.stats.elapsedMs).toBeLessThan(600_000);
   });
 
   it('returns aborted without starting when the signal is already aborted', async () => {

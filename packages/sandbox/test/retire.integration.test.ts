@@ -1,5 +1,7 @@
 // Module retirement: a run that ends by memory, stack or interrupt retires its WASM module, and
-// the next run gets a fresh one (new module id) whose memory bound still holds.
+// the next run gets a fresh one (new module id) whose memory bound still holds. Clean runs hand
+// their module back to the warm pool (the next run reuses the same id), so a module that was
+// released instead of retired would show up again in the runs that follow.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandbox, type Sandbox } from '../src/index.js';
 
@@ -37,5 +39,38 @@ describe('module retirement', () => {
     // A moderate allocation well under the limit still completes on the replacement module.
     const moderate = await sb.run({ source: HOG, args: { mib: 4 }, capabilities: {} });
     expect(moderate).toMatchObject({ status: 'completed', value: 4 });
+  });
+
+  it.each([
+    ['an interrupted slice', 'async function run() { for (;;) {} }', 'timeout'],
+    [
+      'a stack overflow',
+      'async function run() { const f = (n) => f(n + 1) + 1; return f(0); }',
+      'stack',
+    ],
+    ['a memory kill', HOG.replace('args.mib', '200'), 'memory'],
+  ])('never serves a module again after %s', async (_label, source, status) => {
+    const trivial = () =>
+      sb.run({ source: 'async function run() { return 1; }', capabilities: {} });
+    // Sequential clean runs reuse the most recently released module: the pool really recycles.
+    const a = await trivial();
+    const b = await trivial();
+    expect(b.stats.moduleId).toBe(a.stats.moduleId);
+    const bad = await sb.run({
+      source,
+      args: { mib: 200 },
+      capabilities: {},
+      limits: { cpuSliceMs: 300 },
+    });
+    expect(bad.status).toBe(status);
+    const after: string[] = [];
+    for (let i = 0; i < 8; i++) {
+      const o = await trivial();
+      expect(o.status).toBe('completed');
+      after.push(o.stats.moduleId);
+    }
+    expect(after).not.toContain(bad.stats.moduleId);
+    // ...and the pool still recycles clean modules after the retirement.
+    expect(new Set(after).size).toBeLessThan(after.length);
   });
 });

@@ -24,6 +24,11 @@ export class PoolWorker {
   started = false;
   /** The worker thread's task id (Linux), for reading its CPU clock; null elsewhere. */
   tid: number | null = null;
+  /**
+   * A slice that used more than EVACUATE_AFTER_MS of CPU: the other runs left this worker, and no
+   * run is placed on it until the slice ends.
+   */
+  hot: { runId: number; started: number } | null = null;
   /** The slice the watchdog is following: its CPU clock when first seen. */
   watch: { runId: number; started: number; wall0: number; cpu0: number } | null = null;
 

@@ -27,6 +27,8 @@ export interface Run {
   /** Highest call id dispatched; a replay re-issues calls up to it, which are not re-run. */
   dispatched: number;
   replays: number;
+  /** Workers this run left while they were hot; they may still hold its copy until it is closed. */
+  left: Set<PoolWorker>;
   limits: SandboxLimits;
   capabilities: Record<string, Capability>;
   seed: number;
@@ -51,6 +53,8 @@ export interface SandboxState {
   runSeq: number;
   workerSeq: number;
   pool: PoolWorker[];
+  /** Workers the pool keeps; it holds up to EXTRA_WORKERS more while bystanders leave hot ones. */
+  poolSize: number;
   /** Workers that died before they ever became ready, in a row (a broken install, not a guest). */
   earlyDeaths: number;
   /**
