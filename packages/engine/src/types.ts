@@ -7,6 +7,7 @@ import type {
   TaskStatus,
   WorkflowApi,
 } from '@wf/bridge';
+import type { ExecutionBackend } from './backend.js';
 import type { AgentProvider, Approver, RunCost, RunEvent, RunRecorder, Trust } from './ports.js';
 
 export type { TaskFailure, TaskInput, TaskStatus };
@@ -108,6 +109,11 @@ export interface EngineOptions {
   readonly readFile?: { readonly deny?: readonly string[]; readonly allow?: readonly string[] };
   /** The static source contract; defaults to `checkWorkflowSource` from @wf/source-contract. */
   readonly checkSource?: SourceCheck | false;
+  /**
+   * Where journals live, how children launch and what caps them deployment-wide. Default: the
+   * embedded backend (all in this process). See `ExecutionBackend`.
+   */
+  readonly backend?: ExecutionBackend;
 }
 
 export interface StartOptions {
