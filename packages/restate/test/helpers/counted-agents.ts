@@ -10,13 +10,13 @@ export function countedAgents(log: string, seed: number, delayMs: number): Agent
     capabilities: inner.capabilities,
     async start(request, signal) {
       const key = `${request.runId}/${request.taskId}`;
-      appendFileSync(log, `start ${key} ${process.pid}\n`);
+      appendFileSync(log, `start ${key} ${process.pid} ${Date.now()}\n`);
       const handle = await inner.start(request, signal);
       return {
         ...handle,
         id: handle.id,
         result: handle.result.then((r) => {
-          appendFileSync(log, `end ${key} ${process.pid}\n`);
+          appendFileSync(log, `end ${key} ${process.pid} ${Date.now()}\n`);
           return r;
         }),
         stop: (reason) => handle.stop(reason),
@@ -24,6 +24,28 @@ export function countedAgents(log: string, seed: number, delayMs: number): Agent
       };
     },
   };
+}
+
+/** One line of the log: what happened, to which key, in which process, when (epoch ms). */
+export interface LogLine {
+  readonly kind: string;
+  readonly key: string;
+  readonly pid: string;
+  readonly at: number;
+}
+
+export function logLines(log: string): LogLine[] {
+  const text = existsSync(log) ? readFileSync(log, 'utf8') : '';
+  return text
+    .split('\n')
+    .map((l) => l.split(' '))
+    .filter((p) => p.length === 4)
+    .map(([kind, key, pid, at]) => ({
+      kind: String(kind),
+      key: String(key),
+      pid: String(pid),
+      at: Number(at),
+    }));
 }
 
 export interface AgentLog {
@@ -40,10 +62,8 @@ export function readAgentLog(log: string): AgentLog {
   const pids = new Set<string>();
   let active = 0;
   let peak = 0;
-  const text = existsSync(log) ? readFileSync(log, 'utf8') : '';
-  for (const line of text.split('\n')) {
-    const [kind, key, pid] = line.split(' ');
-    if (!key || !pid) continue;
+  for (const { kind, key, pid } of logLines(log)) {
+    if (kind !== 'start' && kind !== 'end') continue;
     pids.add(pid);
     const m = kind === 'start' ? started : ended;
     m.set(key, (m.get(key) ?? 0) + 1);
