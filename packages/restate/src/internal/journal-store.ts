@@ -12,7 +12,7 @@ export async function openRestateJournal(
   runId: string,
   signal: AbortSignal,
   fail: (error: { code: string; message: string }) => void,
-): Promise<BackendJournal & { flushed(): Promise<void> }> {
+): Promise<BackendJournal & { flushed(): Promise<void>; broken(): boolean }> {
   const base = `${ingress}/${JOURNAL_OBJECT}/${encodeURIComponent(runId)}`;
   const entries = parseAnswer<JournalEntry[]>(
     `loading the journal of ${runId}`,
@@ -60,5 +60,6 @@ export async function openRestateJournal(
       });
     },
     flushed: () => chain,
+    broken: () => broken,
   };
 }

@@ -164,9 +164,18 @@ export function createServices(o: ServicesOptions) {
         // Aborted when this attempt ends (server lost, worker restarting): the engine stops,
         // nothing more is journaled and the next attempt continues from the stored journal.
         const attempt = ctx.request().attemptCompletedSignal;
+        // Loaded before the engine starts: a server that cannot answer yet fails this attempt
+        // (Restate retries it), never the run.
+        let failRun: (error: { code: string; message: string }) => void = () => {};
+        const journal = await openRestateJournal(o.ingress, runId, attempt, (error) =>
+          failRun(error),
+        );
         const backend: ExecutionBackend = {
           name: 'restate',
-          openJournal: (id, fail) => openRestateJournal(o.ingress, id, attempt, fail),
+          openJournal: async (_id, fail) => {
+            failRun = fail;
+            return journal;
+          },
           agents: createRemoteAgents({
             ingress: o.ingress,
             name: `restate:${o.agents.name}`,
@@ -199,7 +208,14 @@ export function createServices(o: ServicesOptions) {
           throw new restate.TerminalError(String((e as Error)?.message ?? e));
         }
         const done = await handle.done;
-        if (attempt.aborted) throw new restate.RetryableError('the attempt ended before the run');
+        // An attempt that lost the server or its journal is not the run's outcome: the next
+        // attempt continues from the journal that was kept.
+        if (attempt.aborted || journal.broken()) {
+          throw new Error(
+            `attempt of ${runId} ended early (${done.error?.code ?? done.status}); Restate retries it`,
+          );
+        }
+        await journal.flushed();
         return done;
       },
     },
