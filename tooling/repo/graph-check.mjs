@@ -26,6 +26,7 @@ const PACKAGES = [
   '@wf/catalog-fs',
   '@wf/patterns',
   '@wf/dsh-adapter',
+  '@wf/restate',
 ];
 export const ALLOWED = {
   '@wf/errors': [],
@@ -36,6 +37,7 @@ export const ALLOWED = {
   '@wf/engine': [KIT, '@wf/source-contract', '@wf/sandbox', '@wf/bridge'],
   '@wf/patterns': [KIT, '@wf/bridge'],
   '@wf/dsh-adapter': [KIT, '@wf/engine', '@wf/bridge'],
+  '@wf/restate': [KIT, '@wf/engine', '@wf/sandbox', '@wf/bridge'],
   '@wf/plugin': PACKAGES,
   '@wf/cli': PACKAGES,
 };

@@ -8,6 +8,7 @@ import type {
   TaskStatus,
   WorkflowApi,
 } from '@wf/bridge';
+import type { ExecutionBackend } from './backend.js';
 import type {
   AgentProvider,
   Approver,
@@ -153,6 +154,11 @@ export interface EngineOptions {
    * environment ones is refused (the engine cannot confirm them).
    */
   readonly hostFacts?: (run: { readonly runId: string }) => HostFacts | Promise<HostFacts>;
+  /**
+   * Where journals live, how children launch and what caps them deployment-wide. Default: the
+   * embedded backend (all in this process). See `ExecutionBackend`.
+   */
+  readonly backend?: ExecutionBackend;
 }
 
 export interface StartOptions {

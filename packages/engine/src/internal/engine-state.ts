@@ -6,7 +6,8 @@ import { checkWorkflowSource } from '@wf/source-contract';
 import { EngineError } from '../errors.js';
 import { resolveLimits, type WallClock } from '../limits.js';
 import { createMemoryRecorder } from '../memory-recorder.js';
-import type { JournalEntry, RunCost, RunRecorder } from '../ports.js';
+import type { DeploymentSemaphore, ExecutionBackend } from '../backend.js';
+import type { AgentProvider, JournalEntry, RunCost, RunRecorder } from '../ports.js';
 import type {
   EngineLimits,
   EngineOptions,
@@ -18,7 +19,7 @@ import type {
 import type { EventLog } from './event-log.js';
 import { cloneJson } from './json.js';
 import type { Run } from './run.js';
-import { createSemaphore, type Gate, type Semaphore } from './semaphore.js';
+import { createSemaphore, type Gate } from './semaphore.js';
 import { createSchemaCheck, type SchemaCheck } from './structured.js';
 
 export type Cap = (input: unknown, ctx: HostCallContext) => Promise<unknown>;
@@ -35,7 +36,10 @@ export interface EngineState {
   readonly options: EngineOptions;
   readonly limits: EngineLimits;
   readonly recorder: RunRecorder;
-  readonly deployment: Semaphore;
+  /** The backend's, or `options.agents` (embedded). */
+  readonly agents: AgentProvider;
+  readonly deployment: DeploymentSemaphore;
+  readonly backend: ExecutionBackend;
   readonly schemas: SchemaCheck;
   readonly active: Map<string, { stop(reason: string): void; done: Promise<RunDone> }>;
   /** The sandbox this engine created (closed by engine.close), if it needed one. */
@@ -57,7 +61,8 @@ export interface RunContext {
 }
 
 export function createEngineState(options: EngineOptions): EngineState {
-  if (!options || typeof options.agents?.start !== 'function') {
+  const agents = options?.backend?.agents ?? options?.agents;
+  if (!options || typeof agents?.start !== 'function') {
     throw new EngineError(
       'WF_ENGINE_INVALID_START',
       'createEngine needs { agents: AgentProvider }',
@@ -65,10 +70,21 @@ export function createEngineState(options: EngineOptions): EngineState {
   }
   const limits: EngineLimits = resolveLimits(options.limits);
   const recorder: RunRecorder = guardRecorder(options.recorder ?? createMemoryRecorder());
-  const deployment = createSemaphore(limits.deploymentConcurrency);
+  const backend: ExecutionBackend = options.backend ?? { name: 'embedded' };
+  const deployment = backend.deployment ?? createSemaphore(limits.deploymentConcurrency);
   const schemas = createSchemaCheck();
   const active = new Map<string, { stop(reason: string): void; done: Promise<RunDone> }>();
-  return { options, limits, recorder, deployment, schemas, active, ownSandbox: undefined };
+  return {
+    options,
+    limits,
+    recorder,
+    agents,
+    deployment,
+    backend,
+    schemas,
+    active,
+    ownSandbox: undefined,
+  };
 }
 
 export async function sandbox(e: EngineState): Promise<SandboxLike> {

@@ -65,6 +65,7 @@ export async function execute(e: EngineState, ctx: RunContext): Promise<RunDone>
       workflow: name,
       trust: start.trust,
       ...(prepared.resumedFromRunId ? { resumedFromRunId: prepared.resumedFromRunId } : {}),
+      ...(e.backend.name !== 'embedded' ? { backend: e.backend.name } : {}),
     },
     startedAt,
   );
@@ -88,7 +89,7 @@ export async function execute(e: EngineState, ctx: RunContext): Promise<RunDone>
       tokenBudget: tighter(e.limits.tokenBudget, start.limits?.tokenBudget),
       childWallMs: tighter(e.limits.childWallMs, start.limits?.childWallMs),
     },
-    agents: e.options.agents,
+    agents: e.agents,
     recorder: e.recorder,
     events,
     gate,
@@ -119,6 +120,18 @@ export async function execute(e: EngineState, ctx: RunContext): Promise<RunDone>
   );
   if (gate.paused) wall.pause();
 
+  // A durable backend holds the journal: a run continued after its executor was lost replays it.
+  const held = e.backend.openJournal
+    ? await e.backend.openJournal(runId, (err) => r.fail(err))
+    : undefined;
+  if (held && held.entries.length > 0 && prepared.replay) {
+    throw new EngineError(
+      'WF_ENGINE_RESUME_UNAVAILABLE',
+      `run ${runId} already has a journal on backend "${e.backend.name}"; resume it under a new run id`,
+    );
+  }
+  const replay = prepared.replay ?? (held && held.entries.length > 0 ? held.entries : undefined);
+
   // invariant 6: each answer is journaled in full, so re-reading one large answer (wf.snapshot,
   // wf.wait) thousands of times would multiply it on disk; the run's journal is bounded.
   let journalBytes = 0;
@@ -126,6 +139,7 @@ export async function execute(e: EngineState, ctx: RunContext): Promise<RunDone>
     record: (entry) => {
       journalBytes += jsonSize(entry);
       e.recorder.journal(runId, entry);
+      held?.append(entry);
       if (journalBytes > e.limits.maxJournalBytes) {
         r.fail({
           code: 'WF_ENGINE_OUTPUT_LIMIT',
@@ -133,7 +147,7 @@ export async function execute(e: EngineState, ctx: RunContext): Promise<RunDone>
         });
       }
     },
-    ...(prepared.replay ? { replay: prepared.replay } : {}),
+    ...(replay ? { replay } : {}),
     onIssue: (entry) => r.reserveReplayed(entry),
     onReplay: (entry) => r.applyReplay(entry),
     onDrained: () => r.relaunchUnfinished(),

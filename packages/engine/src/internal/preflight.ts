@@ -84,7 +84,7 @@ export async function preflight(
     const miss = await checkRequirements(start.requires, facts, {
       workflow: manifest.name,
       workspace: e.options.workspace,
-      worktreeCapability: e.options.agents.capabilities.worktree === true,
+      worktreeCapability: e.agents.capabilities.worktree === true,
     });
     if (miss) return refuse('failed', miss.code, miss.message);
   }

@@ -1,6 +1,7 @@
 // One run's host-side state: admission (limits, budget, capabilities), run control (fail, stop,
 // observe), output charges and quiescence. The handlers behind every `wf` call, child admission,
 // driving (invariant 7) and replay live in the run-*.ts modules, which take the Run first.
+import type { DeploymentSemaphore } from '../backend.js';
 import { EngineError, isRunControlError } from '../errors.js';
 import type {
   AgentHandle,
@@ -69,7 +70,7 @@ export interface RunDeps {
   readonly recorder: RunRecorder;
   readonly events: EventLog;
   readonly gate: Gate;
-  readonly deployment: Semaphore;
+  readonly deployment: DeploymentSemaphore;
   readonly schemas: SchemaCheck;
   readonly workspace?: string;
   /** Roots `wf.readFile` refuses besides `.dsh/` (run store, catalog). */

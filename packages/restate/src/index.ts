@@ -1,0 +1,21 @@
+// @wf/restate: durable, distributed execution of @wf runs on Restate (issue 15). One run is one
+// WfRun workflow invocation; its children are WfAgent invocations; the guest runs in @wf/sandbox
+// exactly as with the embedded engine.
+
+export type { RunSubmission, SubmitOptions } from './client.js';
+export { awaitRun, submitRun } from './client.js';
+export type { RestateErrorCode } from './errors.js';
+export { RESTATE_ERROR_CODES, RestateBackendError } from './errors.js';
+export {
+  AGENT_OBJECT,
+  agentKey,
+  DEPLOYMENT_KEY,
+  JOURNAL_OBJECT,
+  RUN_SERVICE,
+  SEMAPHORE_OBJECT,
+} from './internal/names.js';
+export type { RestateWorker, RestateWorkerOptions } from './worker.js';
+export { registerDeployment, startRestateWorker } from './worker.js';
+
+/** The Restate server release this package is tested against (`@restatedev/restate-server`). */
+export const RESTATE_SERVER_VERSION = '1.7.12';

@@ -1,0 +1,79 @@
+// The orchestrator's AgentProvider on Restate: a child is an invocation of the WfAgent virtual
+// object keyed `<runId>/<taskId>`, submitted with an idempotency key, so a run continued on
+// another worker attaches to the same invocation instead of starting the child again.
+import type {
+  AgentHandle,
+  AgentProvider,
+  AgentRequest,
+  AgentResult,
+  ProviderCapabilities,
+} from '@wf/engine';
+import { callPatiently, httpJson, parseAnswer } from './http.js';
+import { AGENT_OBJECT, agentKey, requestHash } from './names.js';
+
+export interface RemoteAgentsOptions {
+  readonly ingress: string;
+  readonly name: string;
+  readonly capabilities: ProviderCapabilities;
+  /** The attempt's signal: when it aborts, every wait ends (the next attempt re-attaches). */
+  readonly signal: AbortSignal;
+}
+
+export function createRemoteAgents(options: RemoteAgentsOptions): AgentProvider {
+  const { ingress, signal } = options;
+  return {
+    name: options.name,
+    // Steering a child on another machine is not offered.
+    capabilities: { ...options.capabilities, steer: false },
+    async start(request: AgentRequest, launchSignal: AbortSignal): Promise<AgentHandle> {
+      const key = agentKey(request.runId, request.taskId);
+      // The key carries a hash of the request: if a lost attempt had delivered answers in another
+      // order than the journal kept, the same task id may now name another request, which must
+      // not be answered with the old child's result.
+      const text = JSON.stringify(request);
+      const idempotencyKey = `${key}#${requestHash(text)}`;
+      const url = `${ingress}/${AGENT_OBJECT}/${encodeURIComponent(key)}/run/send`;
+      const answer = await callPatiently(
+        `launching ${request.taskId}`,
+        () => httpJson('POST', url, request, { 'idempotency-key': idempotencyKey }, launchSignal),
+        anySignal(launchSignal, signal),
+      );
+      const sent = parseAnswer<{ invocationId: string }>(`launching ${request.taskId}`, answer);
+      const stopped = new AbortController();
+      const result: Promise<AgentResult> = callPatiently(
+        `waiting for ${request.taskId}`,
+        () =>
+          httpJson(
+            'GET',
+            `${ingress}/restate/invocation/${encodeURIComponent(sent.invocationId)}/attach`,
+            undefined,
+            {},
+            anySignal(stopped.signal, signal),
+          ),
+        anySignal(stopped.signal, signal),
+        Number.POSITIVE_INFINITY,
+      ).then(
+        (a) => parseAnswer<AgentResult>(`result of ${request.taskId}`, a),
+        (e: unknown) => ({
+          status: 'stopped' as const,
+          text: '',
+          error: {
+            code: 'WF_RESTATE_UNREACHABLE',
+            message: `${request.taskId}: stopped waiting for the child: ${String((e as Error)?.message ?? e)}`,
+          },
+        }),
+      );
+      return {
+        id: sent.invocationId,
+        result,
+        // Stops waiting here; the invocation itself runs to its end (README, non-guarantees).
+        stop: () => stopped.abort(new Error('stopped')),
+        dispose: () => {},
+      };
+    },
+  };
+}
+
+function anySignal(...signals: AbortSignal[]): AbortSignal {
+  return AbortSignal.any(signals);
+}

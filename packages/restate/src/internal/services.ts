@@ -1,0 +1,256 @@
+// The Restate services one worker serves: WfRun (one workflow invocation per @wf run, keyed by
+// run id), WfAgent (one virtual-object invocation per child, keyed `<runId>/<taskId>`),
+// WfJournal (a run's durable journal) and WfSemaphore (the deployment-wide child cap).
+import './sdk-setup.js';
+import * as restate from '@restatedev/restate-sdk';
+import type {
+  AgentProvider,
+  AgentRequest,
+  AgentResult,
+  EngineLimits,
+  ExecutionBackend,
+  JournalEntry,
+  RunDone,
+  RunRecorder,
+  SandboxLike,
+  Trust,
+} from '@wf/engine';
+import { createEngine } from '@wf/engine';
+import { createRemoteAgents } from './remote-agents.js';
+import { openRestateJournal } from './journal-store.js';
+import {
+  AGENT_OBJECT,
+  DEPLOYMENT_KEY,
+  JOURNAL_OBJECT,
+  RUN_SERVICE,
+  SEMAPHORE_OBJECT,
+} from './names.js';
+
+/** What `submitRun` sends: everything a worker needs to execute (and re-execute) the run. */
+export interface RunSubmission {
+  readonly workflow: {
+    readonly manifest: unknown;
+    readonly source: string;
+    readonly name?: string;
+  };
+  readonly args?: unknown;
+  readonly trust: Exclude<Trust, 'trusted-local'>;
+  /** Fixed at submission so every attempt replays the same guest (invariant 5). */
+  readonly seed: number;
+  readonly startTime: number;
+}
+
+export interface ServicesOptions {
+  readonly ingress: string;
+  /** Runs the children this worker is handed (simulated agents, a DSH provider...). */
+  readonly agents: AgentProvider;
+  readonly sandbox: SandboxLike;
+  readonly recorder?: RunRecorder;
+  readonly limits?: Partial<EngineLimits>;
+  readonly deploymentConcurrency: number;
+  /** Longest a run or a child may go without a Restate command; longer than the longest child. */
+  readonly inactivityTimeoutMs: number;
+}
+
+type Waiter = { holder: string; awakeableId: string };
+
+export function createServices(o: ServicesOptions) {
+  // Long children and long runs make no Restate command for minutes: without these the server
+  // would suspend, abort and retry them (measured: a 10 s ctx.run never completed at 2 s).
+  const timeouts = {
+    inactivityTimeout: o.inactivityTimeoutMs,
+    abortTimeout: o.inactivityTimeoutMs,
+  };
+
+  const semaphore = restate.object({
+    name: SEMAPHORE_OBJECT,
+    handlers: {
+      acquire: async (
+        ctx: restate.ObjectContext,
+        input: { holder: string; awakeableId: string; capacity: number },
+      ) => {
+        ctx.set('capacity', input.capacity);
+        const held = (await ctx.get<string[]>('held')) ?? [];
+        const queue = (await ctx.get<Waiter[]>('queue')) ?? [];
+        // A retried acquire (its caller re-ran) is granted again, never counted twice.
+        if (held.includes(input.holder)) {
+          ctx.resolveAwakeable(input.awakeableId);
+          return;
+        }
+        if (held.length < input.capacity) {
+          held.push(input.holder);
+          ctx.set('held', held);
+          ctx.resolveAwakeable(input.awakeableId);
+          return;
+        }
+        if (!queue.some((w) => w.holder === input.holder)) {
+          queue.push({ holder: input.holder, awakeableId: input.awakeableId });
+          ctx.set('queue', queue);
+        }
+      },
+      release: async (ctx: restate.ObjectContext, input: { holder: string }) => {
+        const capacity = (await ctx.get<number>('capacity')) ?? 1;
+        const held = ((await ctx.get<string[]>('held')) ?? []).filter((h) => h !== input.holder);
+        const queue = ((await ctx.get<Waiter[]>('queue')) ?? []).filter(
+          (w) => w.holder !== input.holder,
+        );
+        while (held.length < capacity && queue.length > 0) {
+          const next = queue.shift() as Waiter;
+          held.push(next.holder);
+          ctx.resolveAwakeable(next.awakeableId);
+        }
+        ctx.set('held', held);
+        ctx.set('queue', queue);
+      },
+      state: restate.handlers.object.shared(async (ctx: restate.ObjectSharedContext) => ({
+        held: (await ctx.get<string[]>('held')) ?? [],
+        queued: ((await ctx.get<Waiter[]>('queue')) ?? []).length,
+      })),
+    },
+  });
+
+  const agent = restate.object({
+    name: AGENT_OBJECT,
+    handlers: {
+      run: async (ctx: restate.ObjectContext, request: AgentRequest): Promise<AgentResult> => {
+        const holder = ctx.key;
+        const slot = ctx.awakeable();
+        ctx
+          .objectSendClient(semaphore, DEPLOYMENT_KEY)
+          .acquire({ holder, awakeableId: slot.id, capacity: o.deploymentConcurrency });
+        await slot.promise;
+        // The child runs as one journaled step: once its result is journaled no attempt runs it
+        // again; a worker lost while it runs re-runs it (at-least-once, README).
+        const result = await ctx.run('child', () => runChild(o.agents, request));
+        ctx.objectSendClient(semaphore, DEPLOYMENT_KEY).release({ holder });
+        return result;
+      },
+    },
+    options: timeouts,
+  });
+
+  const journal = restate.object({
+    name: JOURNAL_OBJECT,
+    handlers: {
+      append: async (ctx: restate.ObjectContext, entry: JournalEntry) => {
+        const count = (await ctx.get<number>('count')) ?? 0;
+        if (entry.settleSeq <= count) {
+          // The same delivery again (a retried request) is fine; a different one is a conflict.
+          const stored = await ctx.get<JournalEntry>(`e${entry.settleSeq}`);
+          return { ok: JSON.stringify(stored) === JSON.stringify(entry), count };
+        }
+        if (entry.settleSeq !== count + 1) return { ok: false, count };
+        ctx.set(`e${entry.settleSeq}`, entry);
+        ctx.set('count', entry.settleSeq);
+        return { ok: true, count: entry.settleSeq };
+      },
+      entries: restate.handlers.object.shared(async (ctx: restate.ObjectSharedContext) => {
+        const count = (await ctx.get<number>('count')) ?? 0;
+        const out: JournalEntry[] = [];
+        for (let i = 1; i <= count; i += 1) {
+          const e = await ctx.get<JournalEntry>(`e${i}`);
+          if (e) out.push(e);
+        }
+        return out;
+      }),
+    },
+  });
+
+  const run = restate.workflow({
+    name: RUN_SERVICE,
+    handlers: {
+      run: async (ctx: restate.WorkflowContext, input: RunSubmission): Promise<RunDone> => {
+        const runId = ctx.key;
+        // Aborted when this attempt ends (server lost, worker restarting): the engine stops,
+        // nothing more is journaled and the next attempt continues from the stored journal.
+        const attempt = ctx.request().attemptCompletedSignal;
+        // Loaded before the engine starts: a server that cannot answer yet fails this attempt
+        // (Restate retries it), never the run.
+        let failRun: (error: { code: string; message: string }) => void = () => {};
+        const journal = await openRestateJournal(o.ingress, runId, attempt, (error) =>
+          failRun(error),
+        );
+        const backend: ExecutionBackend = {
+          name: 'restate',
+          openJournal: async (_id, fail) => {
+            failRun = fail;
+            return journal;
+          },
+          agents: createRemoteAgents({
+            ingress: o.ingress,
+            name: `restate:${o.agents.name}`,
+            capabilities: o.agents.capabilities,
+            signal: attempt,
+          }),
+          // The cap is the WfSemaphore each WfAgent invocation takes (shared by all workers).
+          deployment: { acquire: async () => () => {} },
+        };
+        const engine = createEngine({
+          agents: o.agents,
+          backend,
+          sandbox: o.sandbox,
+          ...(o.recorder ? { recorder: o.recorder } : {}),
+          ...(o.limits ? { limits: o.limits } : {}),
+        });
+        let handle: Awaited<ReturnType<typeof engine.start>>;
+        try {
+          handle = await engine.start({
+            workflow: input.workflow,
+            args: input.args,
+            trust: input.trust,
+            runId,
+            seed: input.seed,
+            startTime: input.startTime,
+            signal: attempt,
+          });
+        } catch (e) {
+          // A start the engine refuses will be refused on every attempt: do not retry it.
+          throw new restate.TerminalError(String((e as Error)?.message ?? e));
+        }
+        const done = await handle.done;
+        // An attempt that lost the server or its journal is not the run's outcome: the next
+        // attempt continues from the journal that was kept.
+        if (attempt.aborted || journal.broken()) {
+          throw new Error(
+            `attempt of ${runId} ended early (${done.error?.code ?? done.status}); Restate retries it`,
+          );
+        }
+        await journal.flushed();
+        return done;
+      },
+    },
+    options: timeouts,
+  });
+
+  return [run, agent, journal, semaphore] as const;
+}
+
+async function runChild(agents: AgentProvider, request: AgentRequest): Promise<AgentResult> {
+  // Failures are data (the engine's AgentResult contract): a thrown launch must not make Restate
+  // retry the child forever.
+  try {
+    const handle = await agents.start(request, new AbortController().signal);
+    let result: AgentResult;
+    try {
+      result = await handle.result;
+    } catch (e) {
+      result = {
+        status: 'failed',
+        text: '',
+        error: { code: 'WF_ENGINE_AGENT_FAILED', message: String((e as Error)?.message ?? e) },
+      };
+    }
+    try {
+      await handle.dispose();
+    } catch {
+      // the result stands
+    }
+    return JSON.parse(JSON.stringify(result)) as AgentResult;
+  } catch (e) {
+    return {
+      status: 'failed',
+      text: '',
+      error: { code: 'WF_ENGINE_AGENT_LAUNCH_FAILED', message: String((e as Error)?.message ?? e) },
+    };
+  }
+}

@@ -1,0 +1,113 @@
+// A Restate worker: serves the @wf services over HTTP/1.1 (request-response, so any TCP load
+// balancer can spread N workers behind one address) and registers that address with the server.
+import './internal/sdk-setup.js';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import * as restate from '@restatedev/restate-sdk';
+import type { AgentProvider, EngineLimits, RunRecorder, SandboxLike } from '@wf/engine';
+import { RestateBackendError } from './errors.js';
+import { callPatiently, httpJson, parseAnswer } from './internal/http.js';
+import { createServices } from './internal/services.js';
+
+export interface RestateWorkerOptions {
+  /** Ingress URL of the Restate server (`http://127.0.0.1:8080`). */
+  readonly ingress: string;
+  /** Admin URL; when set with `register`, the worker registers `advertise` (or itself) there. */
+  readonly admin?: string;
+  /** Runs this worker's children (simulated agents, a DSH provider). */
+  readonly agents: AgentProvider;
+  /** The QuickJS sandbox runs execute in (one per worker, shared by its runs). */
+  readonly sandbox: SandboxLike;
+  /** The run store mirror (events, journal copy, artifacts) the CLI and report read. */
+  readonly recorder?: RunRecorder;
+  readonly limits?: Partial<EngineLimits>;
+  /** Children running at once across every worker of the deployment. Default 16. */
+  readonly deploymentConcurrency?: number;
+  /** Port to listen on (127.0.0.1); default a free one. */
+  readonly port?: number;
+  readonly host?: string;
+  /** Register with the admin API after listening. Default true when `admin` is set. */
+  readonly register?: boolean;
+  /** The address the server should call (a load balancer in front of N workers). */
+  readonly advertise?: string;
+  /** Longest a run or a child may go without progress Restate sees. Default 6 h. */
+  readonly inactivityTimeoutMs?: number;
+}
+
+export interface RestateWorker {
+  readonly url: string;
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+export async function startRestateWorker(options: RestateWorkerOptions): Promise<RestateWorker> {
+  const ingress = checkUrl('ingress', options.ingress);
+  const admin = options.admin === undefined ? undefined : checkUrl('admin', options.admin);
+  const capacity = options.deploymentConcurrency ?? 16;
+  if (!Number.isInteger(capacity) || capacity < 1) {
+    throw new RestateBackendError(
+      'WF_RESTATE_INVALID_OPTIONS',
+      `deploymentConcurrency must be a positive integer, got ${String(capacity)}`,
+    );
+  }
+  const services = createServices({
+    ingress,
+    agents: options.agents,
+    sandbox: options.sandbox,
+    ...(options.recorder ? { recorder: options.recorder } : {}),
+    ...(options.limits ? { limits: options.limits } : {}),
+    deploymentConcurrency: capacity,
+    inactivityTimeoutMs: options.inactivityTimeoutMs ?? 6 * 3_600_000,
+  });
+  const handler = restate.createEndpointHandler({ services: [...services], bidirectional: false });
+  const server: Server = createServer(handler);
+  // A child may take minutes: the request stays open that long.
+  server.requestTimeout = 0;
+  server.headersTimeout = 0;
+  const host = options.host ?? '127.0.0.1';
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://${host}:${port}`;
+  if (admin && options.register !== false)
+    await registerDeployment(admin, options.advertise ?? url);
+  return {
+    url,
+    port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** Registers (or re-registers) a deployment address with the server's admin API. */
+export async function registerDeployment(admin: string, uri: string): Promise<{ id: string }> {
+  const base = checkUrl('admin', admin);
+  const answer = await callPatiently(
+    `registering ${uri}`,
+    () => httpJson('POST', `${base}/deployments`, { uri, use_http_11: true, force: true }),
+    undefined,
+    30_000,
+  );
+  return parseAnswer<{ id: string }>(`registering ${uri}`, answer);
+}
+
+export function checkUrl(what: string, value: unknown): string {
+  let u: URL | undefined;
+  try {
+    u = typeof value === 'string' ? new URL(value) : undefined;
+  } catch {
+    u = undefined;
+  }
+  if (!u || (u.protocol !== 'http:' && u.protocol !== 'https:')) {
+    throw new RestateBackendError(
+      'WF_RESTATE_INVALID_OPTIONS',
+      `the Restate ${what} URL must be an http(s) URL, got ${JSON.stringify(value)}`,
+    );
+  }
+  return u.toString().replace(/\/+$/, '');
+}
