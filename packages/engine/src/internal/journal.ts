@@ -11,7 +11,8 @@ import { jsonText } from './json.js';
 export type Capability = (input: unknown, ctx: HostCallContext) => Promise<unknown>;
 
 export interface JournalOptions {
-  readonly record: (entry: JournalEntry) => void;
+  /** `replayed`: the entry is a journaled answer of the resumed run, delivered again. */
+  readonly record: (entry: JournalEntry, replayed: boolean) => void;
   /** Journaled entries of the run being resumed (empty for a fresh run). */
   readonly replay?: readonly JournalEntry[];
   /** Host state that the recorded call changed when it was issued (task ids, admissions). */
@@ -108,14 +109,10 @@ export class Journal {
       const recorded: JournalEntry['outcome'] = outcome.ok
         ? { ok: true, value: outcome.value }
         : { ok: false, error: errorRecord(outcome.error) };
-      this.options.record({
-        seq,
-        settleSeq: this.settleSeq,
-        method,
-        input,
-        outcome: recorded,
-        settledAt,
-      });
+      this.options.record(
+        { seq, settleSeq: this.settleSeq, method, input, outcome: recorded, settledAt },
+        false,
+      );
       if (outcome.ok) return outcome.value;
       throw outcome.error;
     };
@@ -164,7 +161,7 @@ export class Journal {
       this.next += 1;
       this.settleSeq = entry.settleSeq;
       w.ctx.setNow(entry.settledAt);
-      this.options.record(entry);
+      this.options.record(entry, true);
       try {
         this.options.onReplay?.(entry);
       } catch {
