@@ -80,6 +80,12 @@ export interface RunStartRecord {
   readonly startTime: number;
   readonly startedAt: number;
   readonly resumedFromRunId?: string;
+  /** Set on a resumed run: the run it replays and when the resume started (epoch ms). */
+  readonly resumedFrom?: { readonly runId: string; readonly at: number };
+  /** The agent provider's name (`simulated`, `dsh:spawn`...): resume refuses a different kind. */
+  readonly provider?: string;
+  /** True when the children are simulated (no model is called). */
+  readonly simulated?: boolean;
   readonly sourceRunId?: string;
   readonly revisionOf?: string;
 }
@@ -104,6 +110,11 @@ export interface JournalEntry {
       };
   /** Logical epoch ms the guest clock was set to when this result was delivered. */
   readonly settledAt: number;
+  /**
+   * Delivered after the run was stopped or failed and shaped by that (a stopped child, a refused
+   * call): kept for the record, never replayed on resume, where the call runs again live.
+   */
+  readonly afterHalt?: true;
 }
 
 export interface RunFinishRecord {

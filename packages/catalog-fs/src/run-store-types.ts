@@ -71,6 +71,12 @@ export interface RunSnapshot {
   readonly sourceRunId?: string;
   readonly revisionOf?: string;
   readonly resumedFromRunId?: string;
+  /** A resumed run: the run it replays and when the resume started (epoch ms). */
+  readonly resumedFrom?: { readonly runId: string; readonly at: number };
+  /** The agent provider that ran the children (`simulated`, `dsh:spawn`...). */
+  readonly provider?: string;
+  /** True when the children were simulated (no model was called). */
+  readonly simulated?: boolean;
   readonly owner?: RunOwner;
   readonly [key: string]: unknown;
 }

@@ -106,6 +106,9 @@ it('records a real engine run and resumes from what it recorded', async () => {
   expect(second.ok && second.run.snapshot).toMatchObject({
     status: 'completed',
     resumedFromRunId: 'run-conf',
+    resumedFrom: { runId: 'run-conf', at: expect.any(Number) },
+    provider: 'simulated',
+    simulated: true,
   });
   await reopened.close();
 });

@@ -7,6 +7,7 @@ import { EngineError } from './errors.js';
 import { createEngineState, type Prepared } from './internal/engine-state.js';
 import { begin } from './internal/handle.js';
 import { checkStart } from './internal/preflight.js';
+import type { JournalEntry, RunStartRecord } from './ports.js';
 import type { Engine, EngineOptions, ResumeOptions, RunHandle, StartOptions } from './types.js';
 
 export { DEFAULT_ENGINE_LIMITS } from './limits.js';
@@ -54,6 +55,22 @@ export function createEngine(options: EngineOptions): Engine {
           `cannot resume ${previousRunId}: only source-based runs are deterministic enough to replay (this one is ${start.trust})`,
         );
       }
+      const recorded = recordedProvider(start, journal);
+      const agents = e.agents;
+      if (
+        recorded !== undefined &&
+        recorded.simulated !== (agents.simulated === true) &&
+        resumeOptions.allowProviderChange !== true
+      ) {
+        const kind = (simulated: boolean) => (simulated ? 'simulated' : 'real');
+        throw new EngineError(
+          'WF_ENGINE_RESUME_PROVIDER_MISMATCH',
+          `cannot resume ${previousRunId}: it was recorded with ${kind(recorded.simulated)} agents (provider "${recorded.name}") and this engine has ${kind(agents.simulated === true)} agents (provider "${agents.name}"); its completed children would be mixed with ${kind(agents.simulated === true)} ones`,
+          {
+            hint: 'resume it where it was recorded, or pass allowProviderChange: true to label the resumed run with this provider',
+          },
+        );
+      }
       return startRun(
         {
           workflow: { manifest: start.manifest, source: start.source, name: start.workflow },
@@ -67,7 +84,11 @@ export function createEngine(options: EngineOptions): Engine {
           ...(start.sourceRunId ? { sourceRunId: start.sourceRunId } : {}),
           ...(start.revisionOf ? { revisionOf: start.revisionOf } : {}),
         },
-        { replay: journal, resumedFromRunId: previousRunId },
+        // Answers shaped by the halt (stopped children, refused calls) run again live.
+        {
+          replay: journal.filter((entry) => entry.afterHalt !== true),
+          resumedFromRunId: previousRunId,
+        },
       );
     },
     active: () => [...e.active.keys()],
@@ -78,4 +99,23 @@ export function createEngine(options: EngineOptions): Engine {
       if (e.ownSandbox) await (await e.ownSandbox).close();
     },
   };
+}
+
+/**
+ * The kind of agents a recorded run used: its start record says so; older records are read from
+ * the provider name on journaled child results. Undefined when nothing tells.
+ */
+function recordedProvider(
+  start: RunStartRecord,
+  journal: readonly JournalEntry[],
+): { name: string; simulated: boolean } | undefined {
+  if (typeof start.provider === 'string')
+    return { name: start.provider, simulated: start.simulated === true };
+  for (const entry of journal) {
+    if (!entry.outcome.ok) continue;
+    const value = (entry.outcome.value as { value?: { provider?: unknown } } | null)?.value;
+    if (typeof value?.provider === 'string')
+      return { name: value.provider, simulated: value.provider.startsWith('simulated') };
+  }
+  return undefined;
 }

@@ -71,6 +71,8 @@ export const ENGINE_ERROR_CODES = {
   WF_ENGINE_RESULT_INVALID: 'WF_ENGINE_RESULT_INVALID',
   /** `engine.resume` could not find or use the run's record. */
   WF_ENGINE_RESUME_UNAVAILABLE: 'WF_ENGINE_RESUME_UNAVAILABLE',
+  /** `engine.resume` of a run recorded with real agents on simulated ones, or the reverse. */
+  WF_ENGINE_RESUME_PROVIDER_MISMATCH: 'WF_ENGINE_RESUME_PROVIDER_MISMATCH',
   /** The workflow itself threw or the sandbox ended it (memory, CPU, deadlock...). */
   WF_ENGINE_WORKFLOW_FAILED: 'WF_ENGINE_WORKFLOW_FAILED',
   /** An unexpected host-side failure (a bug or a misbehaving port). */

@@ -94,6 +94,8 @@ export interface AgentHandle {
 export interface AgentProvider {
   /** A short name shown in events and run records (`simulated`, `dsh:spawn`...). */
   readonly name: string;
+  /** True for providers whose children call no model (the simulated agents). */
+  readonly simulated?: boolean;
   readonly capabilities: ProviderCapabilities;
   /**
    * Launches a child and resolves once it is published (has an id). Rejects only when the child

@@ -168,6 +168,7 @@ export function createSimulatedAgents(options: SimulatedAgentsOptions = {}): Sim
 
   return {
     name: options.name ?? 'simulated',
+    simulated: true,
     capabilities,
     stats: () => ({ started, completed, peakActive, disposed, doubleDisposed }),
     requests: () => requests,

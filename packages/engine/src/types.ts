@@ -190,6 +190,12 @@ export interface ResumeOptions {
   readonly runId?: string;
   readonly signal?: AbortSignal;
   readonly limits?: StartOptions['limits'];
+  /**
+   * Resume with this engine's agents even when the run was recorded with the other kind (real
+   * vs simulated); without it such a resume is refused (`WF_ENGINE_RESUME_PROVIDER_MISMATCH`).
+   * The resumed run records this engine's provider.
+   */
+  readonly allowProviderChange?: boolean;
 }
 
 export interface RunDone {

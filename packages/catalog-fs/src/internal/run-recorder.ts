@@ -249,6 +249,9 @@ export async function beginRun(
         ...(run.sourceRunId === undefined ? {} : { sourceRunId: run.sourceRunId }),
         ...(run.revisionOf === undefined ? {} : { revisionOf: run.revisionOf }),
         ...(run.resumedFromRunId === undefined ? {} : { resumedFromRunId: run.resumedFromRunId }),
+        ...(run.resumedFrom === undefined ? {} : { resumedFrom: run.resumedFrom }),
+        ...(run.provider === undefined ? {} : { provider: run.provider }),
+        ...(run.simulated === undefined ? {} : { simulated: run.simulated }),
         owner: {
           pid: process.pid,
           token: PROCESS_TOKEN,

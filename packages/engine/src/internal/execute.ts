@@ -10,7 +10,7 @@ import {
 } from '@wf/bridge';
 import { EngineError } from '../errors.js';
 import { jsonSize, sandboxLimits, tighter, WARN_RATIO } from '../limits.js';
-import type { RunCost, RunStartRecord, RunStatus } from '../ports.js';
+import type { JournalEntry, RunCost, RunStartRecord, RunStatus } from '../ports.js';
 import type { ResolvedWorkflow, RunDone, SandboxLike } from '../types.js';
 import {
   type Cap,
@@ -54,7 +54,14 @@ export async function execute(e: EngineState, ctx: RunContext): Promise<RunDone>
     seed,
     startTime,
     startedAt,
-    ...(prepared.resumedFromRunId ? { resumedFromRunId: prepared.resumedFromRunId } : {}),
+    ...(prepared.resumedFromRunId
+      ? {
+          resumedFromRunId: prepared.resumedFromRunId,
+          resumedFrom: { runId: prepared.resumedFromRunId, at: startedAt },
+        }
+      : {}),
+    provider: e.agents.name,
+    simulated: e.agents.simulated === true,
     ...(start.sourceRunId ? { sourceRunId: start.sourceRunId } : {}),
     ...(start.revisionOf ? { revisionOf: start.revisionOf } : {}),
   };
@@ -136,7 +143,13 @@ export async function execute(e: EngineState, ctx: RunContext): Promise<RunDone>
   // wf.wait) thousands of times would multiply it on disk; the run's journal is bounded.
   let journalBytes = 0;
   const journal = new Journal({
-    record: (entry) => {
+    record: (delivered, replayed) => {
+      // A live answer delivered once the run halted may be shaped by the halt (a stopped child,
+      // a refused call): marked, so a resume runs that call again instead of replaying the stop.
+      const entry =
+        r.ended && !replayed && !genuineAfterHalt(delivered)
+          ? { ...delivered, afterHalt: true as const }
+          : delivered;
       journalBytes += jsonSize(entry);
       e.recorder.journal(runId, entry);
       held?.append(entry);
@@ -238,6 +251,21 @@ export async function execute(e: EngineState, ctx: RunContext): Promise<RunDone>
   if (!outcome.ok)
     return finishWith(e, runId, r, events, { status: 'failed', error: outcome.error });
   return finishWith(e, runId, r, events, { status: 'completed', result: outcome.value });
+}
+
+/**
+ * After a halt, only answers the halt cannot have shaped stay replayable: a child that completed
+ * (runAgent, wait) and a synthesis that completed. Anything else runs again on resume.
+ */
+function genuineAfterHalt(entry: JournalEntry): boolean {
+  if (!entry.outcome.ok) return false;
+  const value = (entry.outcome.value as { value?: unknown } | null)?.value as
+    | { status?: unknown; text?: unknown }
+    | null
+    | undefined;
+  if (entry.method === 'runAgent' || entry.method === 'wait') return value?.status === 'completed';
+  if (entry.method === 'synthesize') return typeof value?.text === 'string';
+  return false;
 }
 
 /** The capability chain for one scope: run admission -> (journal) -> validated dispatch -> handler. */

@@ -11,7 +11,8 @@ import { jsonText } from './json.js';
 export type Capability = (input: unknown, ctx: HostCallContext) => Promise<unknown>;
 
 export interface JournalOptions {
-  readonly record: (entry: JournalEntry) => void;
+  /** `replayed`: the entry is a journaled answer of the resumed run, delivered again. */
+  readonly record: (entry: JournalEntry, replayed: boolean) => void;
   /** Journaled entries of the run being resumed (empty for a fresh run). */
   readonly replay?: readonly JournalEntry[];
   /** Host state that the recorded call changed when it was issued (task ids, admissions). */
@@ -117,6 +118,7 @@ export class Journal {
           outcome: recorded,
           settledAt,
         }),
+        false,
       );
       if (outcome.ok) return outcome.value;
       throw outcome.error;
@@ -166,7 +168,7 @@ export class Journal {
       this.next += 1;
       this.settleSeq = entry.settleSeq;
       w.ctx.setNow(entry.settledAt);
-      this.options.record(compactEntry(entry));
+      this.options.record(compactEntry(entry), true);
       try {
         this.options.onReplay?.(entry);
       } catch {
