@@ -1,3 +1,4 @@
+import { createEngine, createSimulatedAgents, type HostWorkflowApi } from '@wf/engine';
 import { describe, expect, it } from 'vitest';
 import { renderProgressFrame } from '../src/progress/frame.js';
 import { createProgressView } from '../src/progress/view.js';
@@ -190,5 +191,65 @@ describe('createProgressView', () => {
     expect(atFinish.endsWith('\n\u001b[?25h')).toBe(true);
     await new Promise((r) => setTimeout(r, 80));
     expect(screen.text).toBe(atFinish);
+  });
+});
+
+describe('limit warnings in the live view', () => {
+  /** A real engine run reaching 80% of its token budget (5 children of 200 tokens, budget 1000). */
+  async function budgetRun(feed: (e: never) => void) {
+    const agents = createSimulatedAgents({
+      respond: () => ({ usage: { inputTokens: 150, outputTokens: 50 } }),
+    });
+    const engine = createEngine({ agents });
+    const handle = await engine.start({
+      workflow: {
+        manifest: {
+          name: 'budgeted',
+          description: 'spends its budget',
+          phases: ['work'],
+          readOnly: false,
+          maxAgents: 5,
+          maxConcurrency: 1,
+          tokenBudget: 1_000,
+          patterns: ['loop-until-done'],
+        },
+        run: async (wf: HostWorkflowApi) => {
+          for (let i = 0; i < 5; i += 1)
+            await wf.runAgent({ name: `w${i}`, prompt: 'p', maxTokens: 200 });
+        },
+      },
+      trust: 'trusted-local',
+    });
+    for await (const e of handle.events) feed(e as never);
+    expect((await handle.done).status).toBe('completed');
+    await engine.close();
+  }
+
+  it('prints the engine warning at 80% of the token budget as its own line (plain)', async () => {
+    const screen = new Screen(false);
+    const view = createProgressView({ out: screen });
+    await budgetRun((e) => view.event(e));
+    view.finish();
+    const lines = screen.text.split('\n');
+    const warnings = lines.filter((l) => l.includes('warning:'));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain('warning: token budget: 800 of the run');
+    expect(warnings[0]).toContain('1000 tokens spent (80%)');
+    // after the 4th child, before the 5th
+    const at = lines.indexOf(warnings[0] as string);
+    expect(lines.slice(0, at).filter((l) => l.includes(' completed in '))).toHaveLength(4);
+  });
+
+  it('keeps the warning above the redrawn frame on a TTY', async () => {
+    const screen = new Screen(true, 100, 30);
+    const view = createProgressView({ out: screen, unicode: true, intervalMs: 1 });
+    await budgetRun((e) => view.event(e));
+    view.finish();
+    const text = screen.text;
+    expect(text).toContain('warning: token budget: 800 of the run');
+    // printed once, as a line of its own that the later frames are drawn below
+    expect(text.split('warning: token budget').length - 1).toBe(1);
+    const after = text.slice(text.indexOf('warning: token budget'));
+    expect(after).toContain('budgeted · completed');
   });
 });

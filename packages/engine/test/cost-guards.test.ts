@@ -173,4 +173,36 @@ describe('engine cost guards', () => {
     expect(r.why?.error?.message).toContain('per-child wall limit of 150 ms');
     expect(agents.stats()).toMatchObject({ started: 2, disposed: 2 });
   });
+
+  it('childWallMs also bounds the structured-output repair child', async () => {
+    const agents = createSimulatedAgents({
+      respond: (r) =>
+        r.kind === 'repair'
+          ? { delayMs: 60_000, structured: { word: 'late' } }
+          : { text: 'no json here', structured: { wrong: 1 } },
+    });
+    const engine = createEngine({ agents, limits: { childWallMs: 300 } });
+    const { done } = await runToEnd(
+      engine,
+      local(async (wf) => {
+        const r = await wf.runAgent({
+          name: 'shaped',
+          prompt: 'p',
+          outputSchema: {
+            type: 'object',
+            properties: { word: { type: 'string' } },
+            required: ['word'],
+            additionalProperties: false,
+          },
+        });
+        return { r, why: wf.lastFailure() };
+      }),
+    );
+    expect(done.status).toBe('completed');
+    const out = done.result as { r: unknown; why: { error?: { code: string; message: string } } };
+    expect(out.r).toBeNull();
+    expect(out.why.error?.code).toBe('WF_ENGINE_OUTPUT_INVALID');
+    expect(out.why.error?.message).toContain('stopped at the per-child wall limit of 300 ms');
+    expect(agents.stats()).toMatchObject({ started: 2, disposed: 2 });
+  });
 });

@@ -37,6 +37,31 @@ export interface RunOptions {
   readonly trustLocal?: boolean;
   readonly progress?: boolean;
   readonly json?: boolean;
+  readonly tokenBudget?: string;
+  readonly wallMs?: string;
+  readonly childWallMs?: string;
+}
+
+/**
+ * The cost-guard flags (`--token-budget`, `--wall-ms`, `--child-wall-ms`) as engine per-run
+ * limits. Simulated agents spend nothing, so the CLI sets none by default; the flags rehearse
+ * the limits the DSH plugin applies by default (0 means none).
+ */
+export function guardLimits(options: {
+  readonly tokenBudget?: string | undefined;
+  readonly wallMs?: string | undefined;
+  readonly childWallMs?: string | undefined;
+}): { tokenBudget?: number; wallMs?: number; childWallMs?: number } {
+  const out: { tokenBudget?: number; wallMs?: number; childWallMs?: number } = {};
+  const set = (key: keyof typeof out, raw: string | undefined, flag: string) => {
+    if (raw === undefined) return;
+    const n = parseInteger(raw, flag);
+    if (n > 0) out[key] = n;
+  };
+  set('tokenBudget', options.tokenBudget, '--token-budget');
+  set('wallMs', options.wallMs, '--wall-ms');
+  set('childWallMs', options.childWallMs, '--child-wall-ms');
+  return out;
 }
 
 export const NO_MODEL_NOTE = 'simulated agents: no model is called, no tokens are spent';
@@ -60,6 +85,7 @@ export async function runCommand(
   const seed = options.seed === undefined ? undefined : parseInteger(options.seed, '--seed');
   const delayMs =
     options.delayMs === undefined ? DEFAULT_DELAY_MS : parseInteger(options.delayMs, '--delay-ms');
+  const limits = guardLimits(options);
 
   const catalog = await openProjectCatalog(ctx);
   const entry = await resolveTarget(target, ctx.cwd, catalog);
@@ -114,6 +140,12 @@ export async function runCommand(
     args,
     trust: entry.execution,
     ...(seed === undefined ? {} : { seed }),
+    ...(Object.keys(limits).length > 0 ? { limits } : {}),
+    // The workspace is real in the CLI, so environment requirements (git-repo) are checked;
+    // simulated children have no tools, tiers or user, so those are DSH's to enforce.
+    ...(entry.execution !== 'trusted-local' && entry.capsule.requires?.environment
+      ? { requires: { environment: entry.capsule.requires.environment } }
+      : {}),
   });
   return finishRun(ctx, engine, handle, store, options.progress !== false, entry.name);
 }
@@ -147,6 +179,9 @@ function simulatedEngine(
 export interface ResumeVerbOptions {
   readonly delayMs?: string;
   readonly progress?: boolean;
+  readonly tokenBudget?: string;
+  readonly wallMs?: string;
+  readonly childWallMs?: string;
 }
 
 export async function resumeCommand(
@@ -191,7 +226,11 @@ export async function resumeCommand(
       `wf resume ${runId}: replaying its journal, then continuing live with ${NO_MODEL_NOTE}`,
     );
   }
-  const handle = await engine.resume(runId);
+  const limits = guardLimits(options);
+  const handle = await engine.resume(
+    runId,
+    Object.keys(limits).length > 0 ? { limits } : undefined,
+  );
   return finishRun(
     ctx,
     engine,

@@ -46,7 +46,16 @@ function verb<A extends unknown[]>(
 function simulatedRun(command: Command, delayHelp: string): Command {
   return command
     .option('--delay-ms <ms>', `base duration of a simulated child${delayHelp} (default 400)`)
-    .option('--no-progress', 'no live progress on stderr');
+    .option('--no-progress', 'no live progress on stderr')
+    .option(
+      '--token-budget <n>',
+      'token budget if the manifest sets none (the tighter applies); default none: simulated agents spend nothing',
+    )
+    .option('--wall-ms <ms>', 'wall limit of the run, paused time excluded (default none)')
+    .option(
+      '--child-wall-ms <ms>',
+      'wall limit of one child: a child still running is stopped and fails (default none)',
+    );
 }
 
 export function registerRunVerb(program: Command): void {

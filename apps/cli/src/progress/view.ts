@@ -88,18 +88,22 @@ function ttyView(
   };
   const clock = setInterval(schedule, Math.max(interval, 250));
   clock.unref();
+  function note(line: string): void {
+    const up = drawn > 1 ? `\u001b[${drawn - 1}A` : '';
+    out.write(`${drawn > 0 ? `\r${up}\u001b[J` : ''}${clean(line)}\n`);
+    drawn = 0;
+    if (!finished) draw();
+  }
   return {
     model,
     event(event) {
       applyRunEvent(model, event);
-      schedule();
+      // A warning must stay readable after the frame moves on: it is printed above the frame.
+      const warning = warningLine(event);
+      if (warning !== undefined && !finished) note(warning);
+      else schedule();
     },
-    note(line) {
-      const up = drawn > 1 ? `\u001b[${drawn - 1}A` : '';
-      out.write(`${drawn > 0 ? `\r${up}\u001b[J` : ''}${clean(line)}\n`);
-      drawn = 0;
-      if (!finished) draw();
-    },
+    note,
     finish() {
       if (finished) return;
       finished = true;
@@ -130,6 +134,15 @@ function plainView(model: RunModel, out: ProgressStream, now: () => number): Pro
       // Plain lines are written as events arrive; nothing is pending.
     },
   };
+}
+
+/** The line for an engine `limit-warning` (80% of the token budget or wall limit), else undefined. */
+export function warningLine(event: RunEventLike): string | undefined {
+  if (event.type !== 'limit-warning') return undefined;
+  const data = isRecord(event.data) ? event.data : {};
+  const message = typeof data.message === 'string' ? data.message : '';
+  const limit = data.limit === 'wallMs' ? 'wall limit' : 'token budget';
+  return `warning: ${limit}: ${clean(message) || '80% used'}`;
 }
 
 /** One plain line for an event, or undefined for events not worth a line (messages, cache...). */
@@ -165,6 +178,8 @@ export function plainLine(model: RunModel, event: RunEventLike): string | undefi
       return `agent ${agent().label} replayed from the journal`;
     case 'workflow-log':
       return `log: ${clean(name('message'))}`;
+    case 'limit-warning':
+      return warningLine(event);
     case 'workflow-paused':
       return 'workflow paused';
     case 'workflow-resumed':

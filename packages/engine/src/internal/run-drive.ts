@@ -284,12 +284,34 @@ export async function checkStructured(
     provider: run.deps.agents.name,
     repairOf: task.taskId,
   });
+  // The per-child wall limit holds for the repair child too (it could loop like any child).
+  const childWall = run.deps.limits.childWallMs;
+  let timedOut = false;
+  const repairTimer =
+    childWall === null
+      ? undefined
+      : setTimeout(() => {
+          timedOut = true;
+          Promise.resolve()
+            .then(() => handle?.stop(`the repair child ran longer than ${childWall} ms`))
+            .catch(() => {});
+        }, childWall);
   let repaired: AgentResult;
   try {
     repaired = await handle.result;
   } catch (e) {
     repaired = { status: 'failed', text: '', error: errorInfo(e) };
   }
+  clearTimeout(repairTimer);
+  if (timedOut && repaired.status !== 'completed')
+    repaired = {
+      ...repaired,
+      status: 'failed',
+      error: {
+        code: 'WF_ENGINE_CHILD_TIMEOUT',
+        message: `${repairRequest.taskId} ran longer than the per-child wall limit of ${childWall} ms (limit childWallMs) and was stopped`,
+      },
+    };
   run.cost.completed += 1;
   const repairUsage = usageOf(repaired);
   run.deps.events.emit('agent-completed', {
@@ -303,7 +325,9 @@ export async function checkStructured(
   await settleWithin(() => handle.dispose(), run.deps.limits.stopGraceMs);
   if (repaired.status !== 'completed') {
     return {
-      result: invalid(`${first.why}; the repair child ${repaired.status}`),
+      result: invalid(
+        `${first.why}; the repair child ${repaired.status}${timedOut ? ` (stopped at the per-child wall limit of ${childWall} ms)` : ''}`,
+      ),
       repaired: false,
       repairUsage,
     };
