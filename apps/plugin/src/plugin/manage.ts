@@ -6,6 +6,7 @@ import { type HostAgent, readSessionEvents } from '@wf/dsh-adapter';
 import { createEngine, createSimulatedAgents } from '@wf/engine';
 import { type Failure, failure } from '@wf/errors';
 import type { WorkflowService } from './service.js';
+import { hostDshVersion } from './host-version.js';
 
 export interface ManageInput {
   readonly action: string;
@@ -235,6 +236,53 @@ export class Manager {
       }
       case 'prune':
         return { ok: true, value: { pruned: await s.prune(agent, input.keep ?? 100) } };
+      case 'archived': {
+        // Archived versions (replaced, renamed, deleted), newest first; `target` filters by name.
+        const c = await s.catalogOp(agent);
+        if (!c.ok) return c;
+        const out = await c.catalog.archive({
+          ...(input.target ? { name: input.target } : {}),
+          ...(input.scope ? { scope: input.scope } : {}),
+        });
+        if (!out.ok) return failed(out.error.code, out.error.message);
+        return {
+          ok: true,
+          value: {
+            archived: out.entries.map((e) => ({
+              id: e.id,
+              name: e.name,
+              scope: e.scope,
+              archivedAt: e.archivedAt,
+              valid: e.valid,
+            })),
+          },
+        };
+      }
+      case 'restore': {
+        if (!input.target)
+          return failed(
+            'WF_PLUGIN_INVALID_INPUT',
+            'restore needs target: an archived version id (action "archived" lists them)',
+          );
+        const c = await s.catalogOp(agent);
+        if (!c.ok) return c;
+        const out = await c.catalog.restore(input.target, {
+          ...(input.scope ? { scope: input.scope } : {}),
+          ...(input.name ? { as: input.name } : {}),
+          replace: input.replace === true,
+        });
+        return out.ok
+          ? {
+              ok: true,
+              value: {
+                restored: input.target,
+                name: out.entry.name,
+                scope: out.entry.scope,
+                ...(out.archived ? { archived: out.archived } : {}),
+              },
+            }
+          : failed(out.error.code, out.error.message);
+      }
       case 'revise': {
         if (!input.target || !input.source)
           return failed(
@@ -266,7 +314,7 @@ export class Manager {
             ...(loaded.capsule.provenance ?? {}),
             revisionOf: input.target,
             createdAt: new Date().toISOString(),
-            dshVersion: '0.1.0-rc.8',
+            dshVersion: hostDshVersion(),
             pluginVersion: '0.0.0',
           },
         };
