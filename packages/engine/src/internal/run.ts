@@ -1,6 +1,7 @@
 // One run's host-side state: admission (limits, budget, capabilities), run control (fail, stop,
 // observe), output charges and quiescence. The handlers behind every `wf` call, child admission,
 // driving (invariant 7) and replay live in the run-*.ts modules, which take the Run first.
+import { setMaxListeners } from 'node:events';
 import { EngineError, isRunControlError } from '../errors.js';
 import type {
   AgentHandle,
@@ -111,6 +112,9 @@ export class Run {
   constructor(deps: RunDeps) {
     this.id = deps.runId;
     this.deps = deps;
+    // Every queued agent waits on this signal (slots, pause gate): bounded by maxAgents, so the
+    // default of 10 listeners would only print a false leak warning into the live view.
+    setMaxListeners(0, this.abort.signal);
     const m = deps.manifest;
     this.maxAgents = Math.min(m.maxAgents, deps.limits.maxAgents);
     this.runSemaphore = createSemaphore(
