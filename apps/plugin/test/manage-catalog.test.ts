@@ -154,6 +154,18 @@ describe('workflow_manage: run targets and catalog verbs', () => {
       runId: second.runId,
       result: ['done: a', 'done: b'],
     });
+    // The duration shown is the run's own record's, as the CLI prints it.
+    const shown = (await h.manage({ action: 'show', target: 'last' })) as {
+      startedAt: string;
+      endedAt: string;
+      durationMs: number;
+    };
+    const record = JSON.parse(
+      readFileSync(join(dir, '.dsh', 'workflow-runs', String(second.runId), 'run.json'), 'utf8'),
+    ) as { startedAt: number; endedAt: number };
+    expect(shown.durationMs).toBe(record.endedAt - record.startedAt);
+    expect(Date.parse(shown.startedAt)).toBe(record.startedAt);
+    expect(Date.parse(shown.endedAt)).toBe(record.endedAt);
     expect(await h.manage({ action: 'events', target: 'last' })).toMatchObject({
       runId: second.runId,
     });

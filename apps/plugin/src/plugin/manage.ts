@@ -1,7 +1,7 @@
 // Run and catalog management shared by `workflow_manage` and `/workflow`, plus the one-shot
 // authoring grant of `/workflow create`.
 import { randomUUID } from 'node:crypto';
-import { parseManifest } from '@wf/bridge';
+import { parseManifest, type RunSpan, runSpan } from '@wf/bridge';
 import { type HostAgent, readSessionEvents } from '@wf/dsh-adapter';
 import { createEngine, createSimulatedAgents } from '@wf/engine';
 import { type Failure, failure } from '@wf/errors';
@@ -131,13 +131,28 @@ export class Manager {
 
   async manage(agent: HostAgent, input: ManageInput, signal: AbortSignal): Promise<ManageResult> {
     const s = this.service;
-    const view = (r: Awaited<ReturnType<WorkflowService['listRuns']>>[number], full = false) => ({
+    const view = (r: Awaited<ReturnType<WorkflowService['listRuns']>>[number], full = false) => {
+      // The run's own recorded times (bridge runSpan), as the CLI prints them: a stored run's
+      // snapshot, a run of this process its workflow-started and terminal events.
+      const span = runSpan(r.stored || r.events.length === 0 ? r : { status: r.status }, r.events);
+      return viewOf(r, span, full);
+    };
+    const viewOf = (
+      r: Awaited<ReturnType<WorkflowService['listRuns']>>[number],
+      span: RunSpan,
+      full: boolean,
+    ) => ({
       runId: r.runId,
       workflow: r.workflow,
       source: r.source,
       status: r.status,
-      startedAt: new Date(r.startedAt).toISOString(),
-      ...(r.endedAt ? { endedAt: new Date(r.endedAt).toISOString() } : {}),
+      startedAt: new Date(span.startedAt ?? r.startedAt).toISOString(),
+      ...(span.endedAt !== undefined && r.status !== 'running' && r.status !== 'paused'
+        ? { endedAt: new Date(span.endedAt).toISOString() }
+        : {}),
+      ...(span.durationMs !== undefined && r.status !== 'running' && r.status !== 'paused'
+        ? { durationMs: span.durationMs }
+        : {}),
       ...(r.jobId ? { jobId: r.jobId } : {}),
       ...(r.error ? { error: r.error } : {}),
       ...(full && r.result !== undefined ? { result: r.result } : {}),
