@@ -18,7 +18,7 @@ const PAGE_TAGS = new Set(
   ),
 );
 const PAGE_ATTRS = new Set(
-  'lang charset http-equiv content name class title style data-task-id aria-hidden viewbox preserveaspectratio role aria-label d'.split(
+  'lang charset http-equiv content name class title style data-task-id data-phase-id aria-hidden viewbox preserveaspectratio role aria-label d'.split(
     ' ',
   ),
 );

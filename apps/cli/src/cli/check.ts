@@ -216,6 +216,19 @@ export function formatReport(report: CheckReport): string {
   return `${out.join('\n')}\n`;
 }
 
+/** The `error` of a failing `check --json`: the first unreadable file, else the refusal count. */
+export function checkError(report: CheckReport): { code: string; message: string } {
+  const problem = report.files.find((f) => f.problem)?.problem;
+  if (problem) return { code: problem.code, message: problem.message };
+  const refused = report.files.filter((f) => !f.ok);
+  return {
+    code: refused.some((f) => f.errors.length > 0 || (f.capsuleIssues?.length ?? 0) > 0)
+      ? 'WF_CLI_CHECK_FAILED'
+      : 'WF_CLI_SMOKE_FAILED',
+    message: `${plural(refused.length, 'file')} refused: ${refused.map((f) => f.file).join(', ')}`,
+  };
+}
+
 /** One stderr line per file that could not be checked. */
 export function problemLines(report: CheckReport): string {
   return report.files
@@ -255,7 +268,7 @@ export function registerCheck(program: Command): void {
           const message = `--profile must be 'default' or 'authoring', got '${opts.profile}'`;
           if (opts.json)
             process.stdout.write(
-              `${JSON.stringify({ ok: false, error: { code: 'WF_CLI_USAGE', message } }, null, 2)}\n`,
+              `${JSON.stringify({ ok: false, error: { code: 'WF_CLI_USAGE', message }, exitCode: 2 }, null, 2)}\n`,
             );
           else process.stderr.write(`wf check: ${message}\n`);
           process.exitCode = 2;
@@ -268,7 +281,7 @@ export function registerCheck(program: Command): void {
           if (!CliError.is(e)) throw e;
           if (opts.json)
             process.stdout.write(
-              `${JSON.stringify({ ok: false, error: { code: e.code, message: e.message } }, null, 2)}\n`,
+              `${JSON.stringify({ ok: false, error: { code: e.code, message: e.message }, exitCode: e.exitCode }, null, 2)}\n`,
             );
           else process.stderr.write(`wf check: ${e.code}: ${e.message}\n`);
           process.exitCode = 2;
@@ -293,6 +306,8 @@ export function registerCheck(program: Command): void {
               ...(f.smoke ? { smoke: f.smoke } : {}),
             })),
             ok: report.ok,
+            // docs/cli.md: every failing --json document names its error and exit code.
+            ...(report.ok ? {} : { error: checkError(report), exitCode: report.exitCode }),
           };
           process.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
         } else {

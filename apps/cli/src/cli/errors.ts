@@ -27,6 +27,7 @@ export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 /** The CLI's codes, keyed CODE -> CODE like every @wf code table. */
 export const CLI_ERROR_CODES = {
   WF_CLI_SMOKE_FAILED: 'WF_CLI_SMOKE_FAILED',
+  WF_CLI_CHECK_FAILED: 'WF_CLI_CHECK_FAILED',
   WF_CLI_USAGE: 'WF_CLI_USAGE',
   WF_CLI_ARGS_JSON: 'WF_CLI_ARGS_JSON',
   WF_CLI_ARGS_INVALID: 'WF_CLI_ARGS_INVALID',
@@ -48,6 +49,7 @@ export type CliErrorCode = keyof typeof CLI_ERROR_CODES;
 /** The exit code each CLI code ends the process with (docs/cli.md). */
 export const CLI_EXIT_CODES = {
   WF_CLI_SMOKE_FAILED: EXIT.failed,
+  WF_CLI_CHECK_FAILED: EXIT.failed,
   WF_CLI_USAGE: EXIT.usage,
   WF_CLI_ARGS_JSON: EXIT.usage,
   WF_CLI_ARGS_INVALID: EXIT.usage,

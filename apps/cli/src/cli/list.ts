@@ -43,11 +43,13 @@ export async function listCommand(ctx: CliContext): Promise<ExitCode> {
     }
     let description: string | undefined;
     let inputSchema: unknown;
+    let example: unknown;
     if (catalog && e.valid && e.execution === 'capability-generated') {
       const loaded = await catalog.load(e.name);
       if (loaded.ok && loaded.capsule) {
         description = loaded.capsule.manifest.description;
         inputSchema = loaded.capsule.manifest.inputSchema;
+        example = loaded.capsule.inputs?.examples?.[0];
       }
     }
     out.push({
@@ -58,6 +60,7 @@ export async function listCommand(ctx: CliContext): Promise<ExitCode> {
       ...(e.catalogEntry ? { path: e.catalogEntry.path } : {}),
       ...(description === undefined ? {} : { description }),
       ...(inputSchema === undefined ? {} : { inputSchema }),
+      ...(example === undefined ? {} : { example }),
       ...(e.error === undefined ? {} : { error: e.error }),
       ...(e.shadowed ? { shadowed: true } : {}),
     });

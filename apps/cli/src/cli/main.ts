@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { registerCheck } from './check.js';
 import {
+  registerCatalogVerbs,
   registerDeleteRunVerb,
   registerEventsVerb,
   registerListVerb,
@@ -47,6 +48,7 @@ export function createProgram(): Command {
   registerSaveVerb(program);
   registerDeleteRunVerb(program);
   registerPruneVerb(program);
+  registerCatalogVerbs(program);
   return program;
 }
 

@@ -303,7 +303,19 @@ async function finishRun(
       workflow: workflowName,
       status: done.status,
       ...(done.result === undefined ? {} : { result: done.result }),
-      ...(done.error ? { error: done.error } : {}),
+      // docs/cli.md: exit 130 is WF_CLI_INTERRUPTED; the engine's stop error stays in details.
+      ...(code === EXIT.interrupted
+        ? {
+            error: {
+              code: 'WF_CLI_INTERRUPTED',
+              message: `interrupted by Ctrl-C: run ${handle.runId} was stopped and can be resumed`,
+              hint: `wf resume ${handle.runId}`,
+              ...(done.error ? { details: { runError: done.error } } : {}),
+            },
+          }
+        : done.error
+          ? { error: done.error }
+          : {}),
       cost: done.cost,
       agents: 'simulated',
       modelCalled: false,

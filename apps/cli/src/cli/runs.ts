@@ -3,10 +3,11 @@
 // user and every record from disk, so both are checked before use.
 import { lstat, open, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { runSpan } from '@wf/bridge';
 import { CatalogFsError, type RunStore } from '@wf/catalog-fs';
 import { clean, cleanLines } from '../progress/frame.js';
 import { duration, grouped, renderRunReport } from '../report/render.js';
-import { foldRunEvents, isRecord } from '../report/run-model.js';
+import { foldRunEvents, isRecord, phaseStats } from '../report/run-model.js';
 import { errorText, parseDuration, parseInteger } from './args.js';
 import { type CliContext, printJson, printLine, printNote } from './context.js';
 import { CliError, EXIT, type ExitCode } from './errors.js';
@@ -60,8 +61,7 @@ function summaryRow(s: Summary) {
   const snap = s.snapshot;
   const cost = isRecord(snap?.cost) ? snap.cost : undefined;
   const tokenUsage = cost && isRecord(cost.tokenUsage) ? cost.tokenUsage : undefined;
-  const startedAt = typeof snap?.startedAt === 'number' ? snap.startedAt : undefined;
-  const endedAt = typeof snap?.endedAt === 'number' ? snap.endedAt : undefined;
+  const { startedAt, endedAt, durationMs } = runSpan(snap ?? {});
   return {
     runId: s.runId,
     ...(s.displayName ? { displayName: s.displayName } : {}),
@@ -70,9 +70,7 @@ function summaryRow(s: Summary) {
     active: s.active,
     ...(startedAt === undefined ? {} : { startedAt }),
     ...(endedAt === undefined ? {} : { endedAt }),
-    ...(startedAt !== undefined && endedAt !== undefined
-      ? { durationMs: endedAt - startedAt }
-      : {}),
+    ...(durationMs === undefined ? {} : { durationMs }),
     ...(typeof cost?.agentsStarted === 'number' ? { agents: cost.agentsStarted } : {}),
     ...(typeof tokenUsage?.totalTokens === 'number' ? { tokens: tokenUsage.totalTokens } : {}),
     ...(snap?.error ? { runError: snap.error } : {}),
@@ -130,20 +128,26 @@ export async function showCommand(ctx: CliContext, target: string): Promise<Exit
     const run = await loadRun(store, target);
     const model = foldRunEvents(run.events);
     const snap = run.snapshot;
-    const phases = model.phases.map((p) => ({
+    const providers = agentProviders(run.events);
+    // Per phase instance (by id): a phase entered three times is three rows, each with its own.
+    const phases = phaseStats(model).map(({ phase: p, durationMs, agents, failed, tokens }) => ({
+      id: p.id,
       name: p.name,
       depth: p.depth,
       startedAt: p.startedAt,
-      ...(p.endedAt === undefined
+      ...(p.endedAt === undefined || durationMs === undefined
         ? {}
-        : { endedAt: p.endedAt, durationMs: p.endedAt - p.startedAt }),
-      agents: model.agents.filter((a) => a.phase === p.name).length,
+        : { endedAt: p.endedAt, durationMs }),
+      agents,
+      failed,
+      tokens,
     }));
     const agents = model.agents.map((a) => ({
       taskId: a.taskId,
       name: a.name,
       kind: a.kind,
       ...(a.phase === undefined ? {} : { phase: a.phase }),
+      ...(a.phaseId === undefined ? {} : { phaseId: a.phaseId }),
       outcome: a.outcome,
       startedAt: a.startedAt,
       ...(a.endedAt === undefined
@@ -163,14 +167,15 @@ export async function showCommand(ctx: CliContext, target: string): Promise<Exit
         ...(run.result ? { result: run.result.value } : {}),
         phases,
         agents,
+        agentProviders: providers,
         eventCount: run.events.length,
       });
       return EXIT.ok;
     }
     const cost = isRecord(snap.cost) ? snap.cost : undefined;
     const tu = cost && isRecord(cost.tokenUsage) ? cost.tokenUsage : undefined;
-    const took =
-      typeof snap.endedAt === 'number' ? duration(snap.endedAt - snap.startedAt) : 'still running';
+    const span = runSpan(snap, run.events);
+    const took = span.durationMs === undefined ? 'still running' : duration(span.durationMs);
     printLine(
       ctx,
       `run ${run.runId}${run.summary.displayName ? ` (${clean(run.summary.displayName)})` : ''}`,
@@ -189,7 +194,7 @@ export async function showCommand(ctx: CliContext, target: string): Promise<Exit
     if (tu)
       printLine(
         ctx,
-        `  tokens     ${grouped(Number(tu.totalTokens))} (in ${grouped(Number(tu.inputTokens))}, out ${grouped(Number(tu.outputTokens))}; simulated runs spend none)`,
+        `  tokens     ${grouped(Number(tu.totalTokens))} (in ${grouped(Number(tu.inputTokens))}, out ${grouped(Number(tu.outputTokens))}; ${tokenNote(providers)})`,
       );
     if (snap.error)
       printLine(ctx, `  error      ${clean(snap.error.code)}: ${clean(snap.error.message)}`);
@@ -256,7 +261,13 @@ export async function eventsCommand(
   return withProjectStore(ctx, async (store) => {
     try {
       const runId = await resolveRunTarget(store, target);
+      // Offsets count from the run's recorded start (bridge runSpan), as every other surface does.
+      const shownAtStart = await store.show(runId);
       const t0Ref: { t0?: number } = {};
+      const recordedStart = shownAtStart.ok
+        ? runSpan(shownAtStart.run.snapshot ?? {}).startedAt
+        : undefined;
+      if (recordedStart !== undefined) t0Ref.t0 = recordedStart;
       if (options.follow) process.on('SIGINT', onSigint);
       for (;;) {
         let batch: readonly { seq: number; type: string; time: number; data: unknown }[];
@@ -397,6 +408,25 @@ export function printTable(
       .trimEnd();
   printLine(ctx, line(head));
   for (const r of rows) printLine(ctx, line(r));
+}
+
+/** The providers that ran the run's agents, from its agent-started events ('simulated', 'dsh:...'). */
+function agentProviders(events: readonly unknown[]): string[] {
+  const out = new Set<string>();
+  for (const event of events) {
+    if (!isRecord(event) || event.type !== 'agent-started' || !isRecord(event.data)) continue;
+    const provider = event.data.provider;
+    if (typeof provider === 'string' && provider.length > 0) out.add(clean(provider).slice(0, 60));
+  }
+  return [...out].sort();
+}
+
+/** Whether the token count was spent on a model: only simulated agents spend none. */
+function tokenNote(providers: readonly string[]): string {
+  const real = providers.filter((p) => p !== 'simulated');
+  if (real.length === 0) return 'simulated agents: counted, no model called, none spent';
+  const mixed = real.length < providers.length ? ', some agents simulated' : '';
+  return `spent by real agents (${real.join(', ')})${mixed}`;
 }
 
 function capText(text: string, max: number): string {

@@ -26,6 +26,26 @@ export function pluginVersion(): string {
   }
 }
 
+/** The capsule's `inputs`: the built-in's, with the run's args as the first example. */
+export function savedInputs(
+  origin: { description: string; examples?: readonly unknown[] } | undefined,
+  args: unknown,
+): { inputs: { description: string; examples: unknown[] } } | undefined {
+  const examples = origin?.examples ?? [];
+  if (args === undefined || args === null || typeof args !== 'object') {
+    return origin
+      ? { inputs: { description: origin.description, examples: [...examples] } }
+      : undefined;
+  }
+  const same = (e: unknown) => JSON.stringify(e) === JSON.stringify(args);
+  return {
+    inputs: {
+      description: origin?.description ?? 'the args of the run this workflow was saved from',
+      examples: [args, ...examples.filter((e) => !same(e))].slice(0, 8),
+    },
+  };
+}
+
 export async function saveCommand(
   ctx: CliContext,
   target: string,
@@ -54,7 +74,14 @@ export async function saveCommand(
     );
   }
   const store = await openProjectStore(ctx);
-  let start: { workflow: string; manifest: unknown; source?: string; trust: string; runId: string };
+  let start: {
+    workflow: string;
+    manifest: unknown;
+    source?: string;
+    trust: string;
+    runId: string;
+    args?: unknown;
+  };
   try {
     const runId = await resolveRunTarget(store, target);
     let loaded: Awaited<ReturnType<typeof store.load>>;
@@ -90,7 +117,8 @@ export async function saveCommand(
     manifest: { ...manifest, name },
     source: start.source,
     ...(origin?.intent ? { intent: origin.intent } : {}),
-    ...(origin?.inputs ? { inputs: origin.inputs } : {}),
+    // The run's own args become the capsule's example, so `wf run <name>` runs it as it ran.
+    ...(savedInputs(origin?.inputs, start.args) ?? {}),
     ...(origin?.requires ? { requires: origin.requires } : {}),
     provenance: {
       fromRunId: start.runId,

@@ -199,3 +199,45 @@ export function registerReportVerb(program: Command): void {
     async (ctx, runId, opts) => (await runs()).reportCommand(ctx, runId, opts as never),
   );
 }
+
+/** The saved-workflow verbs: rename, delete, archived, restore (catalog-verbs.ts). */
+export function registerCatalogVerbs(program: Command): void {
+  const catalog = () => import('./catalog-verbs.js');
+  const scope = '--scope <scope>';
+  const scopeHelp = 'project or personal (default: wherever the name is found)';
+  verb<[string, string]>(
+    program
+      .command('rename')
+      .description('rename a saved workflow (the old name is archived and can be restored)')
+      .argument('<from>', 'the saved workflow')
+      .argument('<to>', 'its new name (kebab-case)')
+      .option(scope, scopeHelp),
+    async (ctx, from, to, opts) => (await catalog()).renameCommand(ctx, from, to, opts as never),
+  );
+  verb<[string]>(
+    program
+      .command('delete')
+      .description('delete a saved workflow (archived first: `wf restore` brings it back)')
+      .argument('<name>', 'the saved workflow (runs: wf delete-run)')
+      .option(scope, scopeHelp),
+    async (ctx, name, opts) => (await catalog()).deleteCommand(ctx, name, opts as never),
+  );
+  verb<[string | undefined]>(
+    program
+      .command('archived')
+      .description('list archived versions of saved workflows, newest first')
+      .argument('[name]', 'only the versions of this workflow')
+      .option(scope, 'only this catalog: project or personal'),
+    async (ctx, name, opts) => (await catalog()).archivedCommand(ctx, name, opts as never),
+  );
+  verb<[string]>(
+    program
+      .command('restore')
+      .description('restore an archived version into the catalog (the archive keeps its copy)')
+      .argument('<id>', 'an archived version id from `wf archived`')
+      .option('--as <name>', 'restore under another name')
+      .option('--replace', 'replace a current workflow of that name (it is archived first)')
+      .option(scope, 'the catalog the archived version is in: project or personal'),
+    async (ctx, id, opts) => (await catalog()).restoreCommand(ctx, id, opts as never),
+  );
+}

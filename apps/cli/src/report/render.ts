@@ -2,6 +2,7 @@
 // draws a run as a timeline. Everything taken from the run is untrusted text (agent names, the
 // result, log messages come from model-written code): it is only ever emitted through `esc`, and a
 // Content-Security-Policy that forbids scripts and every fetch backs that up.
+import { runSpan } from '@wf/bridge';
 import {
   type AgentOutcome,
   type AgentSpan,
@@ -9,6 +10,7 @@ import {
   foldRunEvents,
   isRecord,
   type PhaseSpan,
+  phaseStats,
   type RunModel,
 } from './run-model.js';
 
@@ -43,15 +45,12 @@ export function renderRunReport(input: RunReportInput, options: RunReportOptions
   const workflow = text(run.workflow) ?? text(run.displayName) ?? model.workflow ?? 'workflow';
   const statusRaw = text(run.status) ?? model.status;
   const status = STATUSES.includes(statusRaw) ? statusRaw : 'unknown';
-  const t0 = minDefined(num(run.startedAt), model.startedAt) ?? 0;
-  const agentEnds = model.agents.map((a) => a.endedAt ?? a.startedAt);
-  const t1 = Math.max(
-    t0,
-    num(run.endedAt) ?? -Infinity,
-    model.endedAt ?? -Infinity,
-    model.lastTime ?? -Infinity,
-    ...agentEnds,
-  );
+  // The run's duration is the one every surface prints (bridge runSpan); the timeline's scale
+  // may reach further when an agent's record outlives the run's end.
+  const runTime = runSpan(run, events);
+  const t0 = runTime.startedAt ?? model.startedAt ?? 0;
+  let t1 = Math.max(t0, runTime.endedAt ?? model.lastTime ?? t0);
+  for (const a of model.agents) t1 = Math.max(t1, a.endedAt ?? a.startedAt);
   const span = Math.max(t1 - t0, 1);
   const scale: Scale = { t0, span };
 
@@ -78,7 +77,7 @@ export function renderRunReport(input: RunReportInput, options: RunReportOptions
     '</head><body>',
     '<header>',
     `<h1>${esc(workflow)} <span class="status s-${status}">${esc(statusRaw)}</span></h1>`,
-    `<p class="sub">run <code>${esc(runId)}</code> · started ${esc(iso(t0))} · ${esc(duration(t1 - t0))}</p>`,
+    `<p class="sub">run <code>${esc(runId)}</code> · started ${esc(iso(t0))} · <span class="took">${esc(runTime.durationMs === undefined ? 'still running' : duration(runTime.durationMs))}</span></p>`,
     '<dl class="stats">',
     stat('agents', String(model.agents.length)),
     stat('completed', String(counts.completed + counts.cached)),
@@ -215,16 +214,23 @@ function renderTokens(model: RunModel, scale: Scale): string {
   ].join('\n');
 }
 
+/** One row per phase instance (by id, not name): each agent counts once, so rows add up. */
 function renderPhaseTable(model: RunModel): string {
   if (model.phases.length === 0) return '';
-  const rows = model.phases.map((phase) => {
-    const agents = model.agents.filter((a) => a.phase === phase.name);
-    const tokens = agents.reduce((sum, a) => sum + a.tokens.total, 0);
-    const failed = agents.filter((a) => a.outcome === 'failed').length;
-    const took = phase.endedAt === undefined ? 'open' : duration(phase.endedAt - phase.startedAt);
-    return `<tr><td style="padding-left:${8 + 14 * Math.min(phase.depth, 6)}px">${esc(clip(phase.name, 80))}</td><td>${esc(took)}</td><td>${agents.length}</td><td>${failed}</td><td>${esc(grouped(tokens))}</td></tr>`;
+  const stats = phaseStats(model);
+  const rows = stats.map(({ phase, durationMs, agents, failed, tokens }) => {
+    const took = durationMs === undefined ? 'open' : duration(durationMs);
+    return `<tr data-phase-id="${esc(phase.id)}"><td style="padding-left:${8 + 14 * Math.min(phase.depth, 6)}px">${esc(clip(phase.name, 80))}</td><td>${esc(took)}</td><td>${agents}</td><td>${failed}</td><td>${esc(grouped(tokens))}</td></tr>`;
   });
-  return `<section class="phases"><h2>Phases</h2><table><thead><tr><th>phase</th><th>duration</th><th>agents</th><th>failed</th><th>tokens</th></tr></thead><tbody>${rows.join('')}</tbody></table></section>`;
+  const outside = model.agents.filter((a) => a.phaseId === undefined);
+  if (outside.length > 0) {
+    const tokens = outside.reduce((sum, a) => sum + a.tokens.total, 0);
+    const failed = outside.filter((a) => a.outcome === 'failed').length;
+    rows.push(
+      `<tr class="outside"><td><em>outside any phase</em></td><td></td><td>${outside.length}</td><td>${failed}</td><td>${esc(grouped(tokens))}</td></tr>`,
+    );
+  }
+  return `<section class="phases"><h2>Phases</h2><table><thead><tr><th>phase</th><th>duration</th><th>agents</th><th>failed</th><th>tokens</th></tr></thead><tbody>${rows.join('')}</tbody></table><p class="note">Each phase entry is its own row; an agent counts in the innermost phase it ran in, so the rows add up to the run's agents and tokens.</p></section>`;
 }
 
 function renderResult(result: unknown, maxChars: number): string {
@@ -361,11 +367,6 @@ function text(value: unknown): string | undefined {
 
 function num(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
-}
-
-function minDefined(...values: (number | undefined)[]): number | undefined {
-  const defined = values.filter((v): v is number => v !== undefined);
-  return defined.length > 0 ? Math.min(...defined) : undefined;
 }
 
 function clip(value: string, max: number): string {

@@ -25,6 +25,8 @@ export interface AgentSpan {
   name: string;
   kind: string;
   phase: string | undefined;
+  /** The phase instance the agent ran in (PhaseSpan.id): a name can be entered many times. */
+  phaseId: string | undefined;
   startedAt: number;
   endedAt: number | undefined;
   outcome: AgentOutcome;
@@ -33,6 +35,8 @@ export interface AgentSpan {
 }
 
 export interface PhaseSpan {
+  /** One id per time a phase is entered: the engine's `phaseId`, else `p<seq>` of its start. */
+  readonly id: string;
   readonly name: string;
   readonly depth: number;
   readonly startedAt: number;
@@ -147,7 +151,8 @@ export function applyRunEvent(model: RunModel, event: RunEventLike): void {
     case 'phase-started': {
       const name = str(data.name) ?? str(data.phase) ?? 'phase';
       const depth = model.phases.filter((p) => p.endedAt === undefined).length;
-      model.phases.push({ name, depth, startedAt: time, endedAt: undefined });
+      const id = str(data.phaseId) ?? `p${event.seq}`;
+      model.phases.push({ id, name, depth, startedAt: time, endedAt: undefined });
       model.currentPhase = name;
       break;
     }
@@ -170,11 +175,13 @@ export function applyRunEvent(model: RunModel, event: RunEventLike): void {
       if (taskId === undefined) break;
       let agent = index.get(taskId);
       if (!agent) {
+        const instance = phaseInstance(model, str(data.phaseId), str(data.phase));
         agent = {
           taskId,
           name: str(data.name) ?? str(data.label) ?? taskId,
           kind: str(data.kind) ?? 'task',
-          phase: str(data.phase) ?? model.currentPhase,
+          phase: str(data.phase) ?? instance?.name,
+          phaseId: instance?.id,
           startedAt: time,
           endedAt: undefined,
           outcome: 'running',
@@ -214,6 +221,62 @@ export function applyRunEvent(model: RunModel, event: RunEventLike): void {
     default:
       break;
   }
+}
+
+/**
+ * The phase instance an agent starts in: the one the event names by id, else the innermost open
+ * instance of the agent's phase name (a nested workflow's phase of the same name is inner), else,
+ * for an agent without a phase name, the innermost open instance.
+ */
+function phaseInstance(
+  model: RunModel,
+  id: string | undefined,
+  name: string | undefined,
+): PhaseSpan | undefined {
+  if (id !== undefined) {
+    const byId = model.phases.find((p) => p.id === id);
+    if (byId) return byId;
+  }
+  for (let i = model.phases.length - 1; i >= 0; i -= 1) {
+    const phase = model.phases[i];
+    if (phase && phase.endedAt === undefined && (name === undefined || phase.name === name))
+      return phase;
+  }
+  return undefined;
+}
+
+/** One phase instance's own numbers: agents attributed to it, not to a phase nested inside. */
+export interface PhaseStats {
+  readonly phase: PhaseSpan;
+  readonly durationMs: number | undefined;
+  readonly agents: number;
+  readonly failed: number;
+  readonly tokens: number;
+}
+
+/**
+ * Statistics per phase instance, in start order. Each agent counts in exactly one row (its own
+ * instance), so the rows plus the agents outside any phase add up to the run's totals, however
+ * often a phase is entered and however deeply workflows nest.
+ */
+export function phaseStats(model: RunModel): PhaseStats[] {
+  const own = new Map<string, AgentSpan[]>();
+  for (const agent of model.agents) {
+    if (agent.phaseId === undefined) continue;
+    const list = own.get(agent.phaseId);
+    if (list) list.push(agent);
+    else own.set(agent.phaseId, [agent]);
+  }
+  return model.phases.map((phase) => {
+    const agents = own.get(phase.id) ?? [];
+    return {
+      phase,
+      durationMs: phase.endedAt === undefined ? undefined : phase.endedAt - phase.startedAt,
+      agents: agents.length,
+      failed: agents.filter((a) => a.outcome === 'failed').length,
+      tokens: agents.reduce((sum, a) => sum + a.tokens.total, 0),
+    };
+  });
 }
 
 function agentIndex(model: RunModel): Map<string, AgentSpan> {

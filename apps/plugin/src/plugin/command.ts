@@ -18,6 +18,7 @@ export const COMMAND_HELP = `Usage: /workflow <subcommand>
   save <run> <name> [project|personal]  save a run's workflow; rename <from> <to>
   delete <run|name> [project|personal]  delete a run, or (with a scope) a saved workflow
   revise <name> <JSON {source, manifest?}>  replace a saved workflow's source
+  archived [name] | restore <id> [name]  archived versions; restore one (optionally renamed)
   prune [--keep N]                      forget old finished runs`;
 
 /** Splits `a b "c d" {"json": 1}` into words; a trailing JSON object/array stays one word. */
@@ -134,6 +135,14 @@ export function createCommandHandler(
       }
       case 'prune':
         return manage(agent, { action: 'prune', keep }, signal);
+      case 'archived':
+        return manage(agent, { action: 'archived', target: words[0] }, signal);
+      case 'restore':
+        return manage(
+          agent,
+          { action: 'restore', target: words[0], name: words[1], replace: flags.has('replace') },
+          signal,
+        );
       case 'revise': {
         const body = (json ?? {}) as { source?: unknown; manifest?: unknown };
         return manage(

@@ -102,6 +102,11 @@ export async function startRun(
       }),
   });
 
+  // A named capsule run without args runs with its first example (as `wf run <name>` does).
+  const args =
+    input.args ??
+    (entry.execution === 'trusted-local' ? undefined : entry.capsule.inputs?.examples?.[0]) ??
+    {};
   const summary: RunSummary = {
     runId,
     workflow: entry.name,
@@ -110,7 +115,7 @@ export async function startRun(
     status: 'running',
     startedAt: Date.now(),
     cwd,
-    args: input.args ?? {},
+    args,
     ...(entry.execution !== 'trusted-local'
       ? { capsule: { manifest: entry.capsule.manifest, source: entry.capsule.source } }
       : {}),
@@ -127,7 +132,7 @@ export async function startRun(
       ? await project.engine.resume(context.resumeOf, { runId })
       : await project.engine.start({
           workflow,
-          args: input.args ?? {},
+          args,
           trust: entry.execution,
           runId,
           ...(entry.execution !== 'trusted-local' && entry.capsule.requires

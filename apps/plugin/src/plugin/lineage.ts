@@ -14,6 +14,7 @@ import {
   type ServiceResult,
   type ServiceState,
 } from './state.js';
+import { hostDshVersion } from './host-version.js';
 
 /** A recorded run's program as an entry: what rerun and resume start again. */
 function snapshotEntry(
@@ -95,14 +96,27 @@ export async function saveRun(
     minDshVersion: '0.1.0-rc.8',
     manifest: { ...found.run.capsule.manifest, name },
     source: found.run.capsule.source,
+    // The run's args become the example, so running the saved workflow by name works as it ran.
+    ...(isArgsObject(found.run.args)
+      ? {
+          inputs: {
+            description: `the args of run ${found.run.runId}, which this workflow was saved from`,
+            examples: [found.run.args],
+          },
+        }
+      : {}),
     provenance: {
       fromRunId: found.run.runId,
       createdAt: new Date().toISOString(),
-      dshVersion: '0.1.0-rc.8',
+      dshVersion: hostDshVersion(),
       pluginVersion: '0.0.0',
     },
   };
   const saved = await catalog.save(name, capsule, { scope });
   if (!saved.ok) return fail(saved.error.code, saved.error.message);
   return { ok: true, path: saved.entry.path };
+}
+
+function isArgsObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

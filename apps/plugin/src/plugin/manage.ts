@@ -1,11 +1,12 @@
 // Run and catalog management shared by `workflow_manage` and `/workflow`, plus the one-shot
 // authoring grant of `/workflow create`.
 import { randomUUID } from 'node:crypto';
-import { parseManifest } from '@wf/bridge';
+import { parseManifest, type RunSpan, runSpan } from '@wf/bridge';
 import { type HostAgent, readSessionEvents } from '@wf/dsh-adapter';
 import { createEngine, createSimulatedAgents } from '@wf/engine';
 import { type Failure, failure } from '@wf/errors';
 import type { WorkflowService } from './service.js';
+import { hostDshVersion } from './host-version.js';
 
 export interface ManageInput {
   readonly action: string;
@@ -130,13 +131,28 @@ export class Manager {
 
   async manage(agent: HostAgent, input: ManageInput, signal: AbortSignal): Promise<ManageResult> {
     const s = this.service;
-    const view = (r: Awaited<ReturnType<WorkflowService['listRuns']>>[number], full = false) => ({
+    const view = (r: Awaited<ReturnType<WorkflowService['listRuns']>>[number], full = false) => {
+      // The run's own recorded times (bridge runSpan), as the CLI prints them: a stored run's
+      // snapshot, a run of this process its workflow-started and terminal events.
+      const span = runSpan(r.stored || r.events.length === 0 ? r : { status: r.status }, r.events);
+      return viewOf(r, span, full);
+    };
+    const viewOf = (
+      r: Awaited<ReturnType<WorkflowService['listRuns']>>[number],
+      span: RunSpan,
+      full: boolean,
+    ) => ({
       runId: r.runId,
       workflow: r.workflow,
       source: r.source,
       status: r.status,
-      startedAt: new Date(r.startedAt).toISOString(),
-      ...(r.endedAt ? { endedAt: new Date(r.endedAt).toISOString() } : {}),
+      startedAt: new Date(span.startedAt ?? r.startedAt).toISOString(),
+      ...(span.endedAt !== undefined && r.status !== 'running' && r.status !== 'paused'
+        ? { endedAt: new Date(span.endedAt).toISOString() }
+        : {}),
+      ...(span.durationMs !== undefined && r.status !== 'running' && r.status !== 'paused'
+        ? { durationMs: span.durationMs }
+        : {}),
       ...(r.jobId ? { jobId: r.jobId } : {}),
       ...(r.error ? { error: r.error } : {}),
       ...(full && r.result !== undefined ? { result: r.result } : {}),
@@ -235,6 +251,53 @@ export class Manager {
       }
       case 'prune':
         return { ok: true, value: { pruned: await s.prune(agent, input.keep ?? 100) } };
+      case 'archived': {
+        // Archived versions (replaced, renamed, deleted), newest first; `target` filters by name.
+        const c = await s.catalogOp(agent);
+        if (!c.ok) return c;
+        const out = await c.catalog.archive({
+          ...(input.target ? { name: input.target } : {}),
+          ...(input.scope ? { scope: input.scope } : {}),
+        });
+        if (!out.ok) return failed(out.error.code, out.error.message);
+        return {
+          ok: true,
+          value: {
+            archived: out.entries.map((e) => ({
+              id: e.id,
+              name: e.name,
+              scope: e.scope,
+              archivedAt: e.archivedAt,
+              valid: e.valid,
+            })),
+          },
+        };
+      }
+      case 'restore': {
+        if (!input.target)
+          return failed(
+            'WF_PLUGIN_INVALID_INPUT',
+            'restore needs target: an archived version id (action "archived" lists them)',
+          );
+        const c = await s.catalogOp(agent);
+        if (!c.ok) return c;
+        const out = await c.catalog.restore(input.target, {
+          ...(input.scope ? { scope: input.scope } : {}),
+          ...(input.name ? { as: input.name } : {}),
+          replace: input.replace === true,
+        });
+        return out.ok
+          ? {
+              ok: true,
+              value: {
+                restored: input.target,
+                name: out.entry.name,
+                scope: out.entry.scope,
+                ...(out.archived ? { archived: out.archived } : {}),
+              },
+            }
+          : failed(out.error.code, out.error.message);
+      }
       case 'revise': {
         if (!input.target || !input.source)
           return failed(
@@ -266,7 +329,7 @@ export class Manager {
             ...(loaded.capsule.provenance ?? {}),
             revisionOf: input.target,
             createdAt: new Date().toISOString(),
-            dshVersion: '0.1.0-rc.8',
+            dshVersion: hostDshVersion(),
             pluginVersion: '0.0.0',
           },
         };

@@ -57,6 +57,13 @@ export async function findRun(
   }
   const exact = runs.find((r) => r.runId === target);
   if (exact) return { ok: true, run: await hydrate(state, agent, exact) };
+  // `last` is the most recently started run, as in the wf command line.
+  if (target === 'last') {
+    const latest = runs[0];
+    return latest
+      ? { ok: true, run: await hydrate(state, agent, latest) }
+      : fail('WF_PLUGIN_NOT_FOUND', 'no runs yet, so there is no `last` run');
+  }
   const byName = runs.filter((r) => r.workflow === target);
   if (byName.length === 1 && byName[0])
     return { ok: true, run: await hydrate(state, agent, byName[0]) };

@@ -33,6 +33,8 @@ export const MANAGE_ACTIONS = [
   'delete',
   'prune',
   'revise',
+  'archived',
+  'restore',
 ] as const;
 
 export const ManageArgs = v.strictObject({
@@ -150,9 +152,13 @@ export function createTools(service: WorkflowService, manager: Manager): ToolDef
           action: { type: 'string', enum: [...MANAGE_ACTIONS] },
           target: {
             type: 'string',
-            description: 'A run id, a run alias, or a saved workflow name.',
+            description:
+              'A run id, a run alias or `last` (the latest run), a saved workflow name, or (restore) an archived version id from `archived`.',
           },
-          name: { type: 'string', description: 'New name (save, rename).' },
+          name: {
+            type: 'string',
+            description: 'New name (save, rename; restore: restore under this name).',
+          },
           scope: { type: 'string', enum: ['project', 'personal'] },
           args: { description: 'JSON args for rerun.' },
           source: { type: 'string', description: 'Revised source (revise).' },
@@ -161,7 +167,7 @@ export function createTools(service: WorkflowService, manager: Manager): ToolDef
           keep: { type: 'integer', description: 'Runs to keep (prune).' },
           replace: {
             type: 'boolean',
-            description: 'Replace an existing saved workflow (save, revise).',
+            description: 'Replace an existing saved workflow (save, revise, restore).',
           },
         },
         required: ['action'],
