@@ -8,6 +8,7 @@ import type { Catalog, TrustedLocalModule } from '@wf/catalog-fs';
 import {
   createEngine,
   createSimulatedAgents,
+  DEFAULT_ENGINE_LIMITS,
   type Engine,
   type RunDone,
   type RunHandle,
@@ -37,6 +38,7 @@ export interface RunOptions {
   readonly trustLocal?: boolean;
   readonly progress?: boolean;
   readonly json?: boolean;
+  readonly maxAgents?: string;
 }
 
 export const NO_MODEL_NOTE = 'simulated agents: no model is called, no tokens are spent';
@@ -60,6 +62,7 @@ export async function runCommand(
   const seed = options.seed === undefined ? undefined : parseInteger(options.seed, '--seed');
   const delayMs =
     options.delayMs === undefined ? DEFAULT_DELAY_MS : parseInteger(options.delayMs, '--delay-ms');
+  const maxAgents = maxAgentsOption(options);
 
   const catalog = await openProjectCatalog(ctx);
   const entry = await resolveTarget(target, ctx.cwd, catalog);
@@ -96,7 +99,7 @@ export async function runCommand(
   checkArgs(workflow.manifest, args, entry.name);
 
   const store = await openProjectStore(ctx);
-  const engine = simulatedEngine(ctx, store, catalog, delayMs, seed);
+  const engine = simulatedEngine(ctx, store, catalog, delayMs, seed, maxAgents);
 
   if (!ctx.json) {
     // A file named on the command line is inline source to the resolver; users know it as a file.
@@ -108,6 +111,13 @@ export async function runCommand(
         `${entry.name}: no manifest in a bare .js file; using the default one (read-only, 16 agents, 4 at once)`,
       );
     if (argsNote) printNote(ctx, argsNote);
+    const asked = (workflow.manifest as { maxAgents?: unknown } | null)?.maxAgents;
+    const cap = maxAgents ?? DEFAULT_ENGINE_LIMITS.maxAgents;
+    if (typeof asked === 'number' && asked > cap)
+      printNote(
+        ctx,
+        `${entry.name}: its manifest allows ${asked} agents, this run stops at ${cap}${maxAgents === undefined ? ' (the default)' : ''}; --max-agents ${asked} allows them all`,
+      );
   }
   const handle = await engine.start({
     workflow: workflow as never,
@@ -129,6 +139,7 @@ function simulatedEngine(
   catalog: Catalog | undefined,
   delayMs: number,
   seed: number | undefined,
+  maxAgents: number | undefined,
 ): Engine {
   const agents = createSimulatedAgents({
     ...(seed === undefined ? {} : { seed }),
@@ -141,12 +152,21 @@ function simulatedEngine(
     // The run store and both catalogs stay out of wf.readFile's reach (WF_ENGINE_READ_PROTECTED).
     readFile: { deny: protectedRoots(ctx) },
     resolveWorkflow: workflowResolver(catalog).nested,
+    ...(maxAgents === undefined ? {} : { limits: { maxAgents } }),
   });
 }
 
 export interface ResumeVerbOptions {
   readonly delayMs?: string;
   readonly progress?: boolean;
+  readonly maxAgents?: string;
+}
+
+/** `--max-agents N`: the run's cap on children (the engine's default is 100). */
+function maxAgentsOption(options: { readonly maxAgents?: string }): number | undefined {
+  return options.maxAgents === undefined
+    ? undefined
+    : parseInteger(options.maxAgents, '--max-agents', 1);
 }
 
 export async function resumeCommand(
@@ -156,6 +176,7 @@ export async function resumeCommand(
 ): Promise<ExitCode> {
   const delayMs =
     options.delayMs === undefined ? DEFAULT_DELAY_MS : parseInteger(options.delayMs, '--delay-ms');
+  const maxAgents = maxAgentsOption(options);
   const store = await openProjectStore(ctx);
   const runId = await resolveRunTarget(store, target);
   const shown = await store.show(runId);
@@ -184,7 +205,7 @@ export async function resumeCommand(
     );
   }
   const catalog = await openProjectCatalog(ctx);
-  const engine = simulatedEngine(ctx, store, catalog, delayMs, loaded.start.seed);
+  const engine = simulatedEngine(ctx, store, catalog, delayMs, loaded.start.seed, maxAgents);
   if (!ctx.json) {
     printNote(
       ctx,
