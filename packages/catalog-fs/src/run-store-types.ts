@@ -106,7 +106,15 @@ export interface RunStore extends RunRecorder {
     | { readonly start: RunStartRecordShape; readonly journal: readonly JournalEntryRecord[] }
     | undefined
   >;
+  /** Every run, newest first: reads each run's run.json. */
   list(): Promise<readonly RunSummary[]>;
+  /**
+   * The newest `limit` runs (same order as `list`) and how many are stored. Reads the runs index
+   * and the run.json of the runs returned only, so its cost does not grow with the store.
+   */
+  listRecent(
+    limit: number,
+  ): Promise<{ readonly runs: readonly RunSummary[]; readonly total: number }>;
   show(runId: string): Promise<Result<{ run: RunSummary }>>;
   events(
     runId: string,

@@ -12,7 +12,14 @@ import {
   recoverRuns,
   renameRun,
 } from './internal/run-maintenance.js';
-import { listRuns, loadRun, readEvents, resolveRun, showRun } from './internal/run-queries.js';
+import {
+  listRecentRuns,
+  listRuns,
+  loadRun,
+  readEvents,
+  resolveRun,
+  showRun,
+} from './internal/run-queries.js';
 import {
   beginRun,
   finishRun,
@@ -39,6 +46,7 @@ export async function openRunStore(options: RunStoreOptions): Promise<RunStore> 
     finish: (runId, record) => finishRun(s, runId, record),
     load: (runId) => loadRun(s, runId),
     list: () => listRuns(s),
+    listRecent: (limit) => listRecentRuns(s, limit),
     show: (runId) => showRun(s, runId),
     events: (runId, eventOptions) => readEvents(s, runId, eventOptions),
     resolve: (target) => resolveRun(s, target),

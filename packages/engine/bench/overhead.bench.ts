@@ -1,6 +1,11 @@
-// Engine overhead per agent: 1,000 simulated instant agents at concurrency 8, against a plain
-// promise pool driving the same provider with the same fan-out, measured side by side in this
-// run. Prints medians (µs/agent) and ratios; the target is < 100 µs/agent of engine overhead.
+// Engine overhead per agent: 1,000 simulated agents at concurrency 8, each answering after
+// DELAY_MS so that eight really overlap (every run checks the provider saw peak 8 at once),
+// against the honest floor: a plain promise pool driving the same provider with the same fan-out,
+// measured side by side in this run. The sandboxed engine is compared with that floor too (the
+// sandbox is part of what a user pays); "sandbox + prelude with a trivial host" is printed as a
+// breakdown only. Prints medians (µs/agent) and ratios; the target is < 100 µs/agent of overhead.
+// The recorder here is the in-memory one (the engine may not import @wf/catalog-fs); the same
+// workload on the disk run store users get is packages/catalog-fs/bench/engine-disk.bench.ts.
 import { createGuestPrelude, HOST_CALLS } from '@wf/bridge';
 import { createSandbox } from '@wf/sandbox';
 import {
@@ -13,6 +18,21 @@ import {
 const AGENTS = 1000;
 const CONCURRENCY = 8;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
+const DELAY_MS = 2;
+
+// calibration: added by i16-sandbox (the shared calibration line goes here once it is on main)
+
+/** The provider every variant uses; a run whose agents never overlapped measured nothing. */
+function overlappingAgents() {
+  const agents = createSimulatedAgents({ delayMs: DELAY_MS });
+  return Object.assign(agents, {
+    checkOverlap(label: string) {
+      const { peakActive } = agents.stats();
+      if (peakActive !== CONCURRENCY)
+        throw new Error(`${label}: peak ${peakActive} agents at once, expected ${CONCURRENCY}`);
+    },
+  });
+}
 
 const manifest = {
   name: 'overhead-bench',
@@ -25,7 +45,7 @@ const manifest = {
 };
 
 async function baseline(): Promise<number> {
-  const agents = createSimulatedAgents();
+  const agents = overlappingAgents();
   const signal = new AbortController().signal;
   let next = 0;
   const t0 = performance.now();
@@ -46,12 +66,15 @@ async function baseline(): Promise<number> {
     }
   };
   await Promise.all(Array.from({ length: CONCURRENCY }, lane));
-  return performance.now() - t0;
+  const ms = performance.now() - t0;
+  agents.checkOverlap('baseline');
+  return ms;
 }
 
 async function engineLocal(): Promise<number> {
+  const agents = overlappingAgents();
   const engine = createEngine({
-    agents: createSimulatedAgents(),
+    agents,
     limits: { maxAgents: AGENTS, maxConcurrency: CONCURRENCY },
   });
   const t0 = performance.now();
@@ -73,6 +96,7 @@ async function engineLocal(): Promise<number> {
   const ms = performance.now() - t0;
   if (done.status !== 'completed' || done.cost.agentsCompleted !== AGENTS)
     throw new Error(`bench run ${done.status}: ${done.error?.message}`);
+  agents.checkOverlap('engine');
   return ms;
 }
 
@@ -86,8 +110,9 @@ const SOURCE = `async function run(wf, args) {
 async function engineSandboxed(
   sandbox: Awaited<ReturnType<typeof createSandbox>>,
 ): Promise<number> {
+  const agents = overlappingAgents();
   const engine = createEngine({
-    agents: createSimulatedAgents(),
+    agents,
     sandbox,
     limits: { maxAgents: AGENTS, maxConcurrency: CONCURRENCY },
   });
@@ -101,6 +126,7 @@ async function engineSandboxed(
   const ms = performance.now() - t0;
   if (done.status !== 'completed' || done.cost.agentsCompleted !== AGENTS)
     throw new Error(`bench run ${done.status}: ${done.error?.message}`);
+  agents.checkOverlap('engine');
   return ms;
 }
 
@@ -179,15 +205,15 @@ const row = (label: string, ms: number, base: number, baseName: string) =>
       .padStart(6)} µs/agent`,
   ].join('  ');
 console.log(
-  `engine overhead: ${AGENTS} instant simulated agents, concurrency ${CONCURRENCY}, median of ${ROUNDS} rounds`,
+  `engine overhead: ${AGENTS} simulated agents of ${DELAY_MS} ms, ${CONCURRENCY} at once (checked), median of ${ROUNDS} rounds`,
 );
-console.log(row('baseline A: plain promise pool', b, b, 'A'));
+console.log(row('floor A: plain promise pool', b, b, 'A'));
 console.log(row('engine, trusted-local host wf', l, b, 'A'));
-console.log(row('baseline B: sandbox + prelude, no engine', q, q, 'B'));
-console.log(row('engine, QuickJS sandbox + prelude', s, q, 'B'));
+console.log(row('engine, QuickJS sandbox + prelude', s, b, 'A'));
+console.log(row('breakdown: sandbox + prelude, trivial host', q, b, 'A'));
 const target = 100;
 const local = perAgent(l - b);
-const boxed = perAgent(s - q);
+const boxed = perAgent(s - b);
 console.log(
   `engine overhead target < ${target} µs/agent: trusted-local ${local.toFixed(1)} (${local < target ? 'met' : 'MISSED'}), sandboxed ${boxed.toFixed(1)} (${boxed < target ? 'met' : 'MISSED'})`,
 );

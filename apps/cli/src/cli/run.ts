@@ -8,6 +8,7 @@ import type { Catalog, TrustedLocalModule } from '@wf/catalog-fs';
 import {
   createEngine,
   createSimulatedAgents,
+  DEFAULT_ENGINE_LIMITS,
   type Engine,
   type RunDone,
   type RunHandle,
@@ -40,6 +41,7 @@ export interface RunOptions {
   readonly tokenBudget?: string;
   readonly wallMs?: string;
   readonly childWallMs?: string;
+  readonly maxAgents?: string;
 }
 
 /**
@@ -86,6 +88,7 @@ export async function runCommand(
   const delayMs =
     options.delayMs === undefined ? DEFAULT_DELAY_MS : parseInteger(options.delayMs, '--delay-ms');
   const limits = guardLimits(options);
+  const maxAgents = maxAgentsOption(options);
 
   const catalog = await openProjectCatalog(ctx);
   const entry = await resolveTarget(target, ctx.cwd, catalog);
@@ -122,7 +125,7 @@ export async function runCommand(
   checkArgs(workflow.manifest, args, entry.name);
 
   const store = await openProjectStore(ctx);
-  const engine = simulatedEngine(ctx, store, catalog, delayMs, seed);
+  const engine = simulatedEngine(ctx, store, catalog, delayMs, seed, maxAgents);
 
   if (!ctx.json) {
     // A file named on the command line is inline source to the resolver; users know it as a file.
@@ -134,6 +137,13 @@ export async function runCommand(
         `${entry.name}: no manifest in a bare .js file; using the default one (read-only, 16 agents, 4 at once)`,
       );
     if (argsNote) printNote(ctx, argsNote);
+    const asked = (workflow.manifest as { maxAgents?: unknown } | null)?.maxAgents;
+    const cap = maxAgents ?? DEFAULT_ENGINE_LIMITS.maxAgents;
+    if (typeof asked === 'number' && asked > cap)
+      printNote(
+        ctx,
+        `${entry.name}: its manifest allows ${asked} agents, this run stops at ${cap}${maxAgents === undefined ? ' (the default)' : ''}; --max-agents ${asked} allows them all`,
+      );
   }
   const handle = await engine.start({
     workflow: workflow as never,
@@ -161,6 +171,7 @@ function simulatedEngine(
   catalog: Catalog | undefined,
   delayMs: number,
   seed: number | undefined,
+  maxAgents: number | undefined,
 ): Engine {
   const agents = createSimulatedAgents({
     ...(seed === undefined ? {} : { seed }),
@@ -173,6 +184,7 @@ function simulatedEngine(
     // The run store and both catalogs stay out of wf.readFile's reach (WF_ENGINE_READ_PROTECTED).
     readFile: { deny: protectedRoots(ctx) },
     resolveWorkflow: workflowResolver(catalog).nested,
+    ...(maxAgents === undefined ? {} : { limits: { maxAgents } }),
   });
 }
 
@@ -182,6 +194,14 @@ export interface ResumeVerbOptions {
   readonly tokenBudget?: string;
   readonly wallMs?: string;
   readonly childWallMs?: string;
+  readonly maxAgents?: string;
+}
+
+/** `--max-agents N`: the run's cap on children (the engine's default is 100). */
+function maxAgentsOption(options: { readonly maxAgents?: string }): number | undefined {
+  return options.maxAgents === undefined
+    ? undefined
+    : parseInteger(options.maxAgents, '--max-agents', 1);
 }
 
 export async function resumeCommand(
@@ -191,6 +211,7 @@ export async function resumeCommand(
 ): Promise<ExitCode> {
   const delayMs =
     options.delayMs === undefined ? DEFAULT_DELAY_MS : parseInteger(options.delayMs, '--delay-ms');
+  const maxAgents = maxAgentsOption(options);
   const store = await openProjectStore(ctx);
   const runId = await resolveRunTarget(store, target);
   const shown = await store.show(runId);
@@ -219,7 +240,7 @@ export async function resumeCommand(
     );
   }
   const catalog = await openProjectCatalog(ctx);
-  const engine = simulatedEngine(ctx, store, catalog, delayMs, loaded.start.seed);
+  const engine = simulatedEngine(ctx, store, catalog, delayMs, loaded.start.seed, maxAgents);
   if (!ctx.json) {
     printNote(
       ctx,

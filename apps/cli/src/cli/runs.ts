@@ -12,6 +12,7 @@ import { errorText, parseDuration, parseInteger } from './args.js';
 import { type CliContext, printJson, printLine, printNote } from './context.js';
 import { CliError, EXIT, type ExitCode } from './errors.js';
 import { resolveRunTarget, storeError } from './store-error.js';
+import { SHOW_AGENTS_MAX } from './verbs.js';
 import { withProjectStore } from './workspace.js';
 
 type Summary = Awaited<ReturnType<RunStore['list']>>[number];
@@ -28,10 +29,11 @@ export async function runsCommand(
       ? 20
       : parseInteger(options.limit, '--limit', 1);
   return withProjectStore(ctx, async (store) => {
-    const all = await store.list();
-    const runs = all.slice(0, limit).map(summaryRow);
+    // Reads the runs index and the runs it prints, not every stored run.
+    const recent = await store.listRecent(limit);
+    const runs = recent.runs.map(summaryRow);
     if (ctx.json) {
-      printJson(ctx, { ok: true, runs, total: all.length });
+      printJson(ctx, { ok: true, runs, total: recent.total });
       return EXIT.ok;
     }
     if (runs.length === 0) {
@@ -48,8 +50,8 @@ export async function runsCommand(
       r.tokens === undefined ? '' : grouped(r.tokens),
     ]);
     printTable(ctx, ['RUN', 'WORKFLOW', 'STATUS', 'STARTED', 'TOOK', 'AGENTS', 'TOKENS'], rows);
-    if (all.length > runs.length)
-      printLine(ctx, `(${all.length - runs.length} older runs not shown; --all shows every run)`);
+    if (recent.total > runs.length)
+      printLine(ctx, `(${recent.total - runs.length} older runs not shown; --all shows every run)`);
     for (const r of runs)
       if (r.error)
         printNote(ctx, `wf runs: ${r.runId}: ${r.error.code}: ${clean(r.error.message)}`);
@@ -123,7 +125,11 @@ async function readResult(store: RunStore, runId: string): Promise<{ value: unkn
   }
 }
 
-export async function showCommand(ctx: CliContext, target: string): Promise<ExitCode> {
+export async function showCommand(
+  ctx: CliContext,
+  target: string,
+  options: { agents?: boolean } = {},
+): Promise<ExitCode> {
   return withProjectStore(ctx, async (store) => {
     const run = await loadRun(store, target);
     const model = foldRunEvents(run.events);
@@ -207,7 +213,9 @@ export async function showCommand(ctx: CliContext, target: string): Promise<Exit
         );
       }
     }
-    if (agents.length > 0) {
+    if (agents.length > SHOW_AGENTS_MAX && !options.agents) {
+      printAgentSummary(ctx, agents);
+    } else if (agents.length > 0) {
       printLine(ctx, 'agents');
       printTable(
         ctx,
@@ -244,6 +252,53 @@ export async function showCommand(ctx: CliContext, target: string): Promise<Exit
     }
     return EXIT.ok;
   });
+}
+
+type ShownAgent = {
+  readonly taskId: string;
+  readonly name: string;
+  readonly phase?: string;
+  readonly outcome: string;
+  readonly durationMs?: number;
+  readonly tokens: { readonly total: number };
+  readonly error?: { readonly code: string };
+};
+
+/** A large run in a screenful: per phase, its agents by outcome; then the ones that did not complete. */
+function printAgentSummary(ctx: CliContext, agents: readonly ShownAgent[]): void {
+  printLine(ctx, `agents (${grouped(agents.length)}, per phase; --agents lists each)`);
+  const byPhase = new Map<string, ShownAgent[]>();
+  for (const a of agents) {
+    const key = a.phase ?? '';
+    const list = byPhase.get(key) ?? [];
+    list.push(a);
+    byPhase.set(key, list);
+  }
+  printTable(
+    ctx,
+    ['  PHASE', 'AGENTS', 'OUTCOMES', 'LONGEST', 'TOKENS'],
+    [...byPhase].map(([phase, list]) => {
+      const outcomes = new Map<string, number>();
+      for (const a of list) outcomes.set(a.outcome, (outcomes.get(a.outcome) ?? 0) + 1);
+      const longest = Math.max(...list.map((a) => a.durationMs ?? 0));
+      return [
+        `  ${phase === '' ? '(no phase)' : clean(phase)}`,
+        grouped(list.length),
+        [...outcomes].map(([o, n]) => `${grouped(n)} ${o}`).join(', '),
+        duration(longest),
+        grouped(list.reduce((n, a) => n + a.tokens.total, 0)),
+      ];
+    }),
+  );
+  const notCompleted = agents.filter((a) => a.outcome !== 'completed' && a.outcome !== 'cached');
+  const shown = notCompleted.slice(0, 10);
+  for (const a of shown)
+    printLine(
+      ctx,
+      `  ${a.taskId} ${clean(a.name).slice(0, 40)}: ${a.outcome}${a.error ? ` (${clean(a.error.code)})` : ''}`,
+    );
+  if (notCompleted.length > shown.length)
+    printLine(ctx, `  ... and ${notCompleted.length - shown.length} more that did not complete`);
 }
 
 export async function eventsCommand(

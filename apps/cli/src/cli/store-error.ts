@@ -30,7 +30,7 @@ export function storeError(error: { code: string; message: string }, runId: stri
 /** A run id, a display alias, or `last` (the most recently started run of this directory). */
 export async function resolveRunTarget(
   store: {
-    list(): Promise<readonly { runId: string }[]>;
+    listRecent(limit: number): Promise<{ readonly runs: readonly { runId: string }[] }>;
     resolve(
       target: string,
     ): Promise<
@@ -40,7 +40,7 @@ export async function resolveRunTarget(
   target: string,
 ): Promise<string> {
   if (target === 'last') {
-    const newest = (await store.list())[0];
+    const newest = (await store.listRecent(1)).runs[0];
     if (!newest) {
       throw new CliError(
         'WF_CLI_RUN_NOT_FOUND',

@@ -9,6 +9,9 @@ import type { ExitCode } from './errors.js';
 const run = () => import('./run.js');
 const runs = () => import('./runs.js');
 
+/** `wf show` lists each agent up to this many; above it, one line per phase (`--agents`: all). */
+export const SHOW_AGENTS_MAX = 30;
+
 export const EXIT_CODES_HELP = `
 Exit codes:
   0    ok (run/resume: the workflow completed)
@@ -55,6 +58,10 @@ function simulatedRun(command: Command, delayHelp: string): Command {
     .option(
       '--child-wall-ms <ms>',
       'wall limit of one child: a child still running is stopped and fails (default none)',
+    )
+    .option(
+      '--max-agents <n>',
+      "the most children this run may start (default 100; a capsule's maxAgents still applies)",
     );
 }
 
@@ -131,8 +138,12 @@ export function registerShowVerb(program: Command): void {
     program
       .command('show')
       .description('show one run: summary, phases, agents, cost')
-      .argument('<runId>', 'a run id, a display name, or `last`'),
-    async (ctx, runId) => (await runs()).showCommand(ctx, runId),
+      .argument('<runId>', 'a run id, a display name, or `last`')
+      .option(
+        '--agents',
+        `list every agent (by default a run with more than ${SHOW_AGENTS_MAX} is summarised per phase)`,
+      ),
+    async (ctx, runId, opts) => (await runs()).showCommand(ctx, runId, opts as never),
   );
 }
 

@@ -20,6 +20,7 @@ import {
   summarize,
   TRASH_PREFIX,
 } from './run-layout.js';
+import { appendIndex, readIndex } from './run-index.js';
 import { listRuns } from './run-queries.js';
 import { flushRun, persistSnapshot, retireRun } from './run-recorder.js';
 import {
@@ -175,8 +176,10 @@ export async function recoverRuns(
         }
       }
     }
+    // Runs the index saw end are terminal for good: recovery opens only the others.
+    const index = await readIndex(base);
     for (const runId of await runIds(base)) {
-      if (liveRun(s, runId)) continue;
+      if (liveRun(s, runId) || index.get(runId)?.ended) continue;
       await withDir(
         await openChildDir(base, runId, { create: false, codes: CODES }).catch(() => undefined),
         async (dir) => {
@@ -214,6 +217,7 @@ export async function recoverRuns(
             CODES,
           );
           interrupted.push(runId);
+          await appendIndex(base, [{ runId, ended: true }]);
         },
       );
     }

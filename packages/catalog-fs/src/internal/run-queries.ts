@@ -8,6 +8,7 @@ import type { JournalEntryRecord, RunEventRecord, RunStartRecordShape } from '..
 import {
   CODES,
   checkRunId,
+  isTerminal,
   liveRun,
   MAX_LOG_BYTES,
   MAX_SNAPSHOT_BYTES,
@@ -20,6 +21,7 @@ import {
   runIds,
   summarize,
 } from './run-layout.js';
+import { appendIndex, type IndexLine, readIndex } from './run-index.js';
 import { flushRun } from './run-recorder.js';
 import { readRegularFile, readRegularFileFrom, withDir } from './safe-dir.js';
 
@@ -67,6 +69,49 @@ export async function listRuns(s: RunStoreState): Promise<readonly RunSummary[]>
     const started = (s: RunSummary) =>
       typeof s.snapshot?.startedAt === 'number' ? s.snapshot.startedAt : 0;
     return out.sort((a, b) => started(b) - started(a));
+  } finally {
+    await base.close();
+  }
+}
+
+/**
+ * The newest `limit` runs (by start time, as listRuns) and how many there are. Reads the runs index
+ * and the run.json of the runs it returns, not of every stored run; runs the index does not know
+ * are read once and added to it.
+ */
+export async function listRecentRuns(
+  s: RunStoreState,
+  limit: number,
+): Promise<{ readonly runs: readonly RunSummary[]; readonly total: number }> {
+  const base = await openBase(s, false);
+  if (!base) return { runs: [], total: 0 };
+  try {
+    const index = await readIndex(base);
+    const read = new Map<string, RunSummary>();
+    const repair: IndexLine[] = [];
+    const order: { runId: string; startedAt: number }[] = [];
+    for (const runId of await runIds(base)) {
+      let startedAt = index.get(runId)?.startedAt;
+      if (startedAt === undefined) {
+        const summary = await summarize(s, base, runId);
+        if (!summary) continue;
+        read.set(runId, summary);
+        const snap = summary.snapshot;
+        startedAt = typeof snap?.startedAt === 'number' ? snap.startedAt : 0;
+        if (snap)
+          repair.push({ runId, startedAt, ...(isTerminal(snap.status) ? { ended: true } : {}) });
+      }
+      order.push({ runId, startedAt });
+    }
+    await appendIndex(base, repair);
+    // Stable sort over ids in name order: the same order listRuns gives.
+    order.sort((a, b) => b.startedAt - a.startedAt);
+    const runs: RunSummary[] = [];
+    for (const { runId } of order.slice(0, Math.max(0, limit))) {
+      const summary = read.get(runId) ?? (await summarize(s, base, runId));
+      if (summary) runs.push(summary);
+    }
+    return { runs, total: order.length };
   } finally {
     await base.close();
   }

@@ -5,6 +5,7 @@ import { constants } from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import { CatalogFsCode, CatalogFsError, isCatalogFsError } from '../errors.js';
 import type { RunOwner } from '../run-store-types.js';
+import { appendIndex } from './run-index.js';
 import type {
   JournalEntryRecord,
   RunEventRecord,
@@ -19,6 +20,7 @@ import {
   LIVE,
   type LiveRun,
   liveRun,
+  openBase,
   openRun,
   RESERVED,
   requireBase,
@@ -260,6 +262,7 @@ export async function beginRun(
         },
       };
       await writeJsonFile(dir, 'run.json', snapshot);
+      await appendIndex(base, [{ runId: run.runId, startedAt: run.startedAt }]);
       const live: LiveRun = {
         key,
         runId: run.runId,
@@ -486,4 +489,5 @@ export async function finishRun(
   }
   run.pendingFinish = undefined;
   await retireRun(run);
+  await withDir(await openBase(s, false), (base) => appendIndex(base, [{ runId, ended: true }]));
 }
