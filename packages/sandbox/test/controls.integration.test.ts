@@ -139,7 +139,8 @@ describe('memory and stack', () => {
         let v = {}; for (let i = 0; i < 10000; i++) v = { v };
         try { JSON.stringify(v); return "no overflow"; } catch (e) { return e.name; }
       }`,
-      limits: { cpuSliceMs: 5000, wallMs: 8000 },
+      // CPU bounds the work; the wall limit is only a backstop a loaded machine cannot reach.
+      limits: { cpuSliceMs: 5000, wallMs: 120_000 },
       capabilities: noCaps,
     });
     expect(o.status).toBe('completed');
@@ -331,7 +332,7 @@ describe('worker replacement', () => {
   it('replaces a worker whose slice starves the interrupt poll; co-resident runs continue, later runs work', async () => {
     const s = await createSandbox({
       poolSize: 1,
-      limits: { cpuSliceMs: 300, wallMs: 5000, abortGraceMs: 200 },
+      limits: { cpuSliceMs: 300, wallMs: 60_000, abortGraceMs: 200 },
     });
     try {
       let calls = 0;
@@ -344,14 +345,14 @@ describe('worker replacement', () => {
           },
         },
       });
-      const started = performance.now();
       const hog = await s.run({
         source: 'async function run() { for (;;) new Array(200000).fill(0); }',
         capabilities: noCaps,
       });
       expect(hog.status).toBe('timeout');
+      // Stopped by its CPU slice (thread CPU time), not by the wall clock: no wall-time bound here,
+      // which a loaded machine would trip.
       expect(codeOf(hog)).toBe('WF_SANDBOX_CPU_SLICE');
-      expect(performance.now() - started).toBeLessThan(4500);
       // The bystander continued on a fresh worker (replayed), and its call ran once.
       const b = await bystander;
       expect(b).toMatchObject({ status: 'completed', value: 'late' });

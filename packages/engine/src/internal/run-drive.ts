@@ -237,7 +237,8 @@ export async function checkStructured(
         : extractJson(r.text);
     if (!candidate.found)
       return { ok: false, why: 'the answer contains no JSON value', final: false };
-    return run.deps.schemas.validate(task.request.outputSchema, candidate.value);
+    // Charged to this run: its validations take turns with other runs' in the worker queue.
+    return run.deps.schemas.validate(task.request.outputSchema, candidate.value, run);
   };
   const first = await attempt(raw);
   if (first.ok) return { result: { ...raw, structured: first.value }, repaired: false };

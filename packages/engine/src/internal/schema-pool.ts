@@ -1,6 +1,8 @@
 // A small process-wide pool of schema workers: ajv compiles and validates guest-supplied schemas
 // there, each job under a time limit and each worker under a heap limit, so neither a hostile
-// schema nor a huge answer can stall or exhaust the host (invariant 6).
+// schema nor a huge answer can stall or exhaust the host (invariant 6). Waiting jobs are served
+// round-robin by owner (the run that asked), so one run's many validations delay another run's
+// by at most one job per busy worker, not by its whole backlog.
 import { Worker } from 'node:worker_threads';
 
 const WORKER_URL = new URL('./schema-worker.js', import.meta.url);
@@ -49,16 +51,33 @@ interface Slot {
 }
 
 export interface SchemaPool {
-  /** Compiles `schema` (JSON text) and, when `value` (JSON text) is given, validates it. */
-  run(schema: string, value?: string): Promise<SchemaJobResult>;
+  /**
+   * Compiles `schema` (JSON text) and, when `value` (JSON text) is given, validates it. `owner`
+   * (the run that asked) is the unit of round-robin fairness between waiting jobs.
+   */
+  run(schema: string, value?: string, owner?: object): Promise<SchemaJobResult>;
   /** Ends every worker; jobs in flight resolve as `limit`. */
   close(): Promise<void>;
 }
 
 export function createSchemaPool(limits: SchemaWorkerLimits = SCHEMA_WORKER_LIMITS): SchemaPool {
   const slots: Slot[] = [];
-  const queue: Job[] = [];
+  // Waiting jobs per owner; the Map's order is the round-robin turn order.
+  const queues = new Map<object | undefined, Job[]>();
+  let waiting = 0;
   let ids = 0;
+
+  const nextJob = (): Job | undefined => {
+    for (const [owner, jobs] of queues) {
+      const job = jobs.shift();
+      queues.delete(owner);
+      // Served once: to the back of the turn order.
+      if (jobs.length > 0) queues.set(owner, jobs);
+      if (job !== undefined) waiting -= 1;
+      return job;
+    }
+    return undefined;
+  };
 
   const retire = (slot: Slot, result: SchemaJobResult | undefined) => {
     const at = slots.indexOf(slot);
@@ -141,13 +160,14 @@ export function createSchemaPool(limits: SchemaWorkerLimits = SCHEMA_WORKER_LIMI
   };
 
   const pump = () => {
-    while (queue.length > 0) {
+    while (waiting > 0) {
       let slot = slots.find((s) => s.job === undefined);
       if (!slot) {
         if (slots.length >= limits.maxWorkers) return;
         slot = spawn();
       }
-      const job = queue.shift() as Job;
+      const job = nextJob();
+      if (job === undefined) return;
       slot.job = job;
       if (slot.ready) startClock(slot);
       slot.worker.postMessage({ id: job.id, schema: job.schema, value: job.value });
@@ -164,15 +184,20 @@ export function createSchemaPool(limits: SchemaWorkerLimits = SCHEMA_WORKER_LIMI
   };
 
   return {
-    run(schema, value) {
+    run(schema, value, owner) {
       return new Promise<SchemaJobResult>((resolve) => {
         ids += 1;
-        queue.push({ id: ids, schema, value, resolve });
+        const jobs = queues.get(owner);
+        const job = { id: ids, schema, value, resolve };
+        if (jobs === undefined) queues.set(owner, [job]);
+        else jobs.push(job);
+        waiting += 1;
         pump();
       });
     },
     async close() {
-      queue.length = 0;
+      queues.clear();
+      waiting = 0;
       for (const slot of [...slots]) retire(slot, undefined);
     },
   };

@@ -54,9 +54,10 @@ export interface SchemaCheck {
   compile(schema: unknown): { ok: true } | { ok: false; message: string };
   /**
    * Validates `value` in a schema worker. `final` marks a failure a repair cannot fix (the
-   * schema is unusable, or validation hit the worker's time or memory bound).
+   * schema is unusable, or validation hit the worker's time or memory bound). `owner` (the run)
+   * is the unit of fairness in the worker queue.
    */
-  validate(schema: unknown, value: unknown): Promise<SchemaVerdict>;
+  validate(schema: unknown, value: unknown, owner?: object): Promise<SchemaVerdict>;
 }
 
 type LinearRegex = typeof import('re2js')['RE2JS'];
@@ -105,8 +106,8 @@ export function createSchemaCheck(pool: SchemaPool = sharedSchemaPool()): Schema
       checked.set(key, true);
       return { ok: true };
     },
-    async validate(schema, value) {
-      const result = await pool.run(JSON.stringify(schema), JSON.stringify(value ?? null));
+    async validate(schema, value, owner) {
+      const result = await pool.run(JSON.stringify(schema), JSON.stringify(value ?? null), owner);
       if (result.ok) return { ok: true, value };
       return { ok: false, why: result.message, final: result.stage !== 'validate' };
     },

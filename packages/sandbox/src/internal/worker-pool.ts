@@ -64,15 +64,30 @@ export function pick(s: SandboxState, avoid?: ReadonlySet<PoolWorker>): PoolWork
   return best;
 }
 
-/** Ends one idle worker above poolSize (left over from a hot slice). */
-function trim(s: SandboxState): void {
+/** An extra worker is ended only after this long without runs, so hot slices do not churn threads. */
+const TRIM_IDLE_MS = 5000;
+const idleSince = new WeakMap<PoolWorker, number>();
+
+/** Ends one worker above poolSize (left over from a hot slice) that has been idle a while. */
+function trim(s: SandboxState, t: number): void {
   if (s.pool.length <= s.poolSize) return;
-  const idle = s.pool.find((w) => w.alive && w.runs.size === 0 && w.hot === null);
-  if (idle === undefined) return;
-  s.pool.splice(s.pool.indexOf(idle), 1);
-  // Not alive first: its exit is not a loss to replace.
-  idle.alive = false;
-  void idle.worker.terminate();
+  for (const w of s.pool) {
+    if (!w.alive || w.runs.size > 0 || w.hot !== null) {
+      idleSince.delete(w);
+      continue;
+    }
+    const since = idleSince.get(w);
+    if (since === undefined) {
+      idleSince.set(w, t);
+      continue;
+    }
+    if (t - since < TRIM_IDLE_MS) continue;
+    s.pool.splice(s.pool.indexOf(w), 1);
+    // Not alive first: its exit is not a loss to replace.
+    w.alive = false;
+    void w.worker.terminate();
+    return;
+  }
 }
 
 export function replace(s: SandboxState, w: PoolWorker): void {
@@ -260,7 +275,7 @@ export function watchSlices(s: SandboxState): ReturnType<typeof setInterval> {
         wedged(s, w, run, 'slice');
       }
     }
-    trim(s);
+    trim(s, t);
   }, SLICE_WATCH_MS);
   sliceWatch.unref();
   return sliceWatch;

@@ -19,7 +19,8 @@ afterAll(async () => {
   await sb.close();
 });
 
-describe('hostile corpus', () => {
+// The per-test timeout covers the corpus wall backstop (20 s) plus GRACE_MS.
+describe('hostile corpus', { timeout: 60_000 }, () => {
   it('has at least 60 programs, each with a header', () => {
     expect(corpus.length).toBeGreaterThanOrEqual(60);
   });

@@ -4,13 +4,7 @@
 // their exact results and stay within 3x of their solo latency.
 import { createSandbox, type Sandbox, type SandboxOutcome } from '@wf/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  bystanderBound,
-  expectedValue,
-  logRatios,
-  soloLatency,
-  withBystanders,
-} from './bystander.js';
+import { compareWithControl, expectedValue, expectUndisturbed, logRatios } from './bystander.js';
 import { corpusCapabilities, loadCorpus } from './corpus.js';
 
 const MIB = 1024 * 1024;
@@ -36,13 +30,16 @@ const program = (name: string) => {
 };
 
 let sb: Sandbox;
+/** Innocent runs only, on its own worker: undisturbed latency at the same moment (bystander tests). */
+let control: Sandbox;
 beforeAll(async () => {
   // Memory attacks are slow to fill 32 MiB on a loaded machine (GC work grows with the heap):
   // generous CPU limits so that they end by memory, not by time.
-  sb = await createSandbox({
-    poolSize: 2,
-    limits: { memoryBytes: LIMIT, cpuSliceMs: 8000, wallMs: 20_000, abortGraceMs: 300 },
-  });
+  const limits = { memoryBytes: LIMIT, cpuSliceMs: 8000, wallMs: 60_000, abortGraceMs: 300 };
+  [sb, control] = await Promise.all([
+    createSandbox({ poolSize: 2, limits }),
+    createSandbox({ poolSize: 1, limits }),
+  ]);
   // Warm both workers so that lazily compiled code is not charged to the first measurement.
   await Promise.all(
     Array.from({ length: 4 }, () =>
@@ -60,7 +57,7 @@ beforeAll(async () => {
   );
 });
 afterAll(async () => {
-  await sb.close();
+  await Promise.all([sb.close(), control.close()]);
 });
 
 const rss = () => process.memoryUsage.rss();
@@ -89,14 +86,19 @@ const runHostile = (name: string) =>
   });
 
 describe('hard memory bound', () => {
-  it.each(CLASSES)('%s ends memory within limit + 16 MiB of RSS', async (name) => {
-    const { outcome, growth } = await peakRssDuring(() => runHostile(name));
-    expect(outcome.status, JSON.stringify(outcome)).toBe('memory');
-    expect(outcome.status !== 'completed' && outcome.error.code).toBe('WF_SANDBOX_MEMORY_LIMIT');
-    expect(growth, `RSS grew ${(growth / MIB).toFixed(1)} MiB`).toBeLessThanOrEqual(
-      LIMIT + 16 * MIB,
-    );
-  });
+  it.each(CLASSES)(
+    '%s ends memory within limit + 16 MiB of RSS',
+    async (name) => {
+      const { outcome, growth } = await peakRssDuring(() => runHostile(name));
+      expect(outcome.status, JSON.stringify(outcome)).toBe('memory');
+      expect(outcome.status !== 'completed' && outcome.error.code).toBe('WF_SANDBOX_MEMORY_LIMIT');
+      expect(growth, `RSS grew ${(growth / MIB).toFixed(1)} MiB`).toBeLessThanOrEqual(
+        LIMIT + 16 * MIB,
+      );
+      // Filling 32 MiB is GC-heavy CPU work: on a starved machine it takes well over 30 s of wall.
+    },
+    180_000,
+  );
 
   it('50 consecutive memory-hostile runs leave RSS within 64 MiB of where it started', async () => {
     const start = rss();
@@ -117,22 +119,17 @@ describe('hard memory bound', () => {
     const { outcome, growth } = await peakRssDuring(() => runHostile('mem-arraybuffer-burst'));
     expect(outcome.status).toBe('memory');
     expect(growth).toBeLessThanOrEqual(LIMIT + 16 * MIB);
-  }, 180_000);
+  }, 600_000);
 
   it.each(['mem-arraybuffer-burst', 'mem-closures-in-jobs', 'mem-caught-oom-return'])(
-    'innocent runs next to %s keep their results and stay within 3x of solo latency',
+    'innocent runs next to %s keep their results and stay within 3x of a control',
     async (name) => {
-      const expected = await Promise.all([0, 1, 2, 3].map((id) => expectedValue(sb, id)));
-      const solo = await soloLatency(sb);
-      const r = await withBystanders(sb, () => runHostile(name));
-      expect(r.hostile.status).toBe('memory');
-      r.innocents.forEach((o, id) => {
-        expect(o.status, JSON.stringify(o)).toBe('completed');
-        expect(o.status === 'completed' && JSON.stringify(o.value)).toBe(expected[id]);
-      });
-      logRatios(name, solo, r.latencies);
-      for (const ms of r.latencies) expect(ms).toBeLessThanOrEqual(bystanderBound(solo));
+      const expected = await Promise.all([0, 1, 2, 3].map((id) => expectedValue(control, id)));
+      const r = await compareWithControl(sb, control, () => runHostile(name));
+      logRatios(name, r);
+      for (const round of r.rounds) expect(round.hostile.status).toBe('memory');
+      expectUndisturbed(r, expected);
     },
-    60_000,
+    600_000,
   );
 });
