@@ -14,6 +14,7 @@ import {
   registerRunVerb,
   registerSaveVerb,
   registerShowVerb,
+  registerWorkerVerb,
 } from './verbs.js';
 
 function packageVersion(): string {
@@ -47,6 +48,7 @@ export function createProgram(): Command {
   registerSaveVerb(program);
   registerDeleteRunVerb(program);
   registerPruneVerb(program);
+  registerWorkerVerb(program);
   return program;
 }
 

@@ -37,6 +37,9 @@ export interface RunOptions {
   readonly trustLocal?: boolean;
   readonly progress?: boolean;
   readonly json?: boolean;
+  /** `restate` submits the run to a Restate server (`--restate <ingress>`) instead. */
+  readonly engine?: string;
+  readonly restate?: string;
 }
 
 export const NO_MODEL_NOTE = 'simulated agents: no model is called, no tokens are spent';
@@ -94,6 +97,24 @@ export async function runCommand(
     workflow = { manifest: entry.capsule.manifest, source: entry.capsule.source };
   }
   checkArgs(workflow.manifest, args, entry.name);
+  if (options.engine !== undefined && options.engine !== 'embedded') {
+    if (
+      options.engine !== 'restate' ||
+      !('source' in workflow) ||
+      entry.execution === 'trusted-local'
+    )
+      throw new CliError(
+        'WF_CLI_USAGE',
+        `--engine ${options.engine}: use embedded (default) or restate; restate runs source-based workflows only`,
+      );
+    return (await import('./restate.js')).runOnRestate(ctx, options.restate, {
+      name: entry.name,
+      workflow,
+      args,
+      trust: entry.execution,
+      ...(seed === undefined ? {} : { seed }),
+    });
+  }
 
   const store = await openProjectStore(ctx);
   const engine = simulatedEngine(ctx, store, catalog, delayMs, seed);
