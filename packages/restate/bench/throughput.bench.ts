@@ -102,6 +102,9 @@ async function main() {
       times.one.push(await restate('w1-', round));
       balancer.setBackends(workers.map((w) => w.port));
       times.two.push(await restate('w2-', round));
+      process.stderr.write(
+        `round ${round + 1}: embedded ${times.embedded.at(-1)?.toFixed(0)} ms, 1 worker ${times.one.at(-1)?.toFixed(0)} ms, 2 workers ${times.two.at(-1)?.toFixed(0)} ms\n`,
+      );
     }
   } finally {
     await Promise.allSettled(workers.map((w) => w.kill('SIGTERM')));
