@@ -30,6 +30,11 @@ export interface RestateWorkerOptions {
   readonly register?: boolean;
   /** The address the server should call (a load balancer in front of N workers). */
   readonly advertise?: string;
+  /**
+   * Restate request identity public keys (`publickeyv1_...`): when set, the worker accepts only
+   * requests signed by the server. Without them anyone who can reach the worker can call it.
+   */
+  readonly identityKeys?: readonly string[];
   /** Longest a run or a child may go without progress Restate sees. Default 6 h. */
   readonly inactivityTimeoutMs?: number;
 }
@@ -59,7 +64,11 @@ export async function startRestateWorker(options: RestateWorkerOptions): Promise
     deploymentConcurrency: capacity,
     inactivityTimeoutMs: options.inactivityTimeoutMs ?? 6 * 3_600_000,
   });
-  const handler = restate.createEndpointHandler({ services: [...services], bidirectional: false });
+  const handler = restate.createEndpointHandler({
+    services: [...services],
+    bidirectional: false,
+    ...(options.identityKeys ? { identityKeys: [...options.identityKeys] } : {}),
+  });
   const server: Server = createServer(handler);
   // A child may take minutes: the request stays open that long.
   server.requestTimeout = 0;

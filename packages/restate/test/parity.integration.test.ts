@@ -1,11 +1,17 @@
 // Parity (issue 15): every shipped workflow (built-ins and patterns) on simulated agents gives a
 // byte-identical result on the embedded engine and on Restate (real server, one worker), for the
 // same seed, args and start time.
-import { createEngine, createSimulatedAgents } from '@wf/engine';
+import { createEngine, createSimulatedAgents, type RunDone } from '@wf/engine';
 import { SHIPPED_WORKFLOWS } from '@wf/patterns';
 import { createSandbox, type Sandbox } from '@wf/sandbox';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { awaitRun, type RestateWorker, startRestateWorker, submitRun } from '../src/index.js';
+import {
+  awaitRun,
+  JOURNAL_OBJECT,
+  type RestateWorker,
+  startRestateWorker,
+  submitRun,
+} from '../src/index.js';
 import { type RestateServer, startRestateServer } from './helpers/server.js';
 
 let server: RestateServer;
@@ -43,31 +49,56 @@ it('every shipped workflow: same status and byte-identical result on both backen
     seed: 1000 + i,
     startTime: 1_700_000_000_000 + i,
   }));
+  // Warm-up on both sides (discarded): the first structured answers start the schema workers,
+  // and a cold start on a loaded machine can exceed the 1 s validation bound on either side.
+  const first = runs[0];
+  if (first) {
+    const warm = { manifest: first.capsule.manifest, source: first.capsule.source };
+    await (await embedded.start({ workflow: warm, args: first.args, trust: 'trusted-package' }))
+      .done;
+    await submitRun(server.ingress, {
+      runId: 'parity-warm-up',
+      workflow: warm,
+      args: first.args,
+      trust: 'trusted-package',
+    });
+    await awaitRun(server.ingress, 'parity-warm-up');
+  }
   // One after the other, embedded first: parity, not load (a loaded machine can push a schema
   // validation past its 1 s bound on either side).
+  // A case where either side hit the schema workers' 1 s bound is machine load, not a parity
+  // difference: it runs again (both sides, a fresh run id), at most twice.
+  const loadHit = (d: RunDone) => JSON.stringify(d).includes('schema validation took longer than');
   for (const r of runs) {
-    const handle = await embedded.start({
-      workflow: { manifest: r.capsule.manifest, source: r.capsule.source },
-      args: r.args,
-      trust: 'trusted-package',
-      runId: r.runId,
-      seed: r.seed,
-      startTime: r.startTime,
-    });
-    const local = await handle.done;
-    await submitRun(server.ingress, {
-      runId: r.runId,
-      workflow: {
-        manifest: r.capsule.manifest,
-        source: r.capsule.source,
-        name: r.capsule.manifest.name,
-      },
-      args: r.args,
-      trust: 'trusted-package',
-      seed: r.seed,
-      startTime: r.startTime,
-    });
-    const remote = await awaitRun(server.ingress, r.runId);
+    let local: RunDone | undefined;
+    let remote: RunDone | undefined;
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      const runId = attempt === 0 ? r.runId : `${r.runId}-again-${attempt}`;
+      const handle = await embedded.start({
+        workflow: { manifest: r.capsule.manifest, source: r.capsule.source },
+        args: r.args,
+        trust: 'trusted-package',
+        runId,
+        seed: r.seed,
+        startTime: r.startTime,
+      });
+      local = await handle.done;
+      await submitRun(server.ingress, {
+        runId,
+        workflow: {
+          manifest: r.capsule.manifest,
+          source: r.capsule.source,
+          name: r.capsule.manifest.name,
+        },
+        args: r.args,
+        trust: 'trusted-package',
+        seed: r.seed,
+        startTime: r.startTime,
+      });
+      remote = await awaitRun(server.ingress, runId);
+      if (!loadHit(local) && !loadHit(remote)) break;
+    }
+    if (!local || !remote) throw new Error('unreachable');
     expect(remote.status, r.runId).toBe(local.status);
     expect(remote.error, r.runId).toEqual(local.error);
     expect(JSON.stringify(remote.result), r.runId).toBe(JSON.stringify(local.result));
@@ -77,3 +108,33 @@ it('every shipped workflow: same status and byte-identical result on both backen
   expect(results).toHaveLength(SHIPPED_WORKFLOWS.length);
   await embedded.close();
 }, 180_000);
+
+it('the durable journal keeps one execution: consecutive deliveries only, a different copy is refused', async () => {
+  const entry = (settleSeq: number, value: unknown) => ({
+    seq: settleSeq,
+    settleSeq,
+    method: 'log',
+    input: { message: 'x' },
+    outcome: { ok: true, value },
+    settledAt: 1_700_000_000_000 + settleSeq,
+  });
+  const base = `${server.ingress}/${JOURNAL_OBJECT}/journal-check`;
+  const append = async (batch: unknown[]) =>
+    (await fetch(`${base}/append`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(batch),
+    }).then((r) => r.json())) as { ok: boolean; count: number };
+  expect(await append([entry(1, 'a'), entry(2, 'b')])).toEqual({ ok: true, count: 2 });
+  // a retried request: the same copies are accepted again
+  expect(await append([entry(2, 'b'), entry(3, 'c')])).toEqual({ ok: true, count: 3 });
+  // another attempt's different delivery #3, and a gap, are refused
+  expect(await append([entry(3, 'other')])).toEqual({ ok: false, count: 3 });
+  expect(await append([entry(5, 'e')])).toEqual({ ok: false, count: 3 });
+  const stored = (await fetch(`${base}/entries`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: 'null',
+  }).then((r) => r.json())) as { outcome: { value: unknown } }[];
+  expect(stored.map((e) => e.outcome.value)).toEqual(['a', 'b', 'c']);
+});

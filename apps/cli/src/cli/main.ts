@@ -15,6 +15,7 @@ import {
   registerRunVerb,
   registerSaveVerb,
   registerShowVerb,
+  registerWorkerVerb,
 } from './verbs.js';
 
 function packageVersion(): string {
@@ -49,6 +50,7 @@ export function createProgram(): Command {
   registerDeleteRunVerb(program);
   registerPruneVerb(program);
   registerCatalogVerbs(program);
+  registerWorkerVerb(program);
   return program;
 }
 

@@ -42,6 +42,9 @@ export interface RunOptions {
   readonly wallMs?: string;
   readonly childWallMs?: string;
   readonly maxAgents?: string;
+  /** `restate` submits the run to a Restate server (`--restate <ingress>`) instead. */
+  readonly engine?: string;
+  readonly restate?: string;
 }
 
 /**
@@ -123,6 +126,24 @@ export async function runCommand(
     workflow = { manifest: entry.capsule.manifest, source: entry.capsule.source };
   }
   checkArgs(workflow.manifest, args, entry.name);
+  if (options.engine !== undefined && options.engine !== 'embedded') {
+    if (
+      options.engine !== 'restate' ||
+      !('source' in workflow) ||
+      entry.execution === 'trusted-local'
+    )
+      throw new CliError(
+        'WF_CLI_USAGE',
+        `--engine ${options.engine}: use embedded (default) or restate; restate runs source-based workflows only`,
+      );
+    return (await import('./restate.js')).runOnRestate(ctx, options.restate, {
+      name: entry.name,
+      workflow,
+      args,
+      trust: entry.execution,
+      ...(seed === undefined ? {} : { seed }),
+    });
+  }
 
   const store = await openProjectStore(ctx);
   const engine = simulatedEngine(ctx, store, catalog, delayMs, seed, maxAgents);

@@ -89,7 +89,9 @@ export function registerRunVerb(program: Command): void {
         .option(
           '--trust-local',
           'confirm running a trusted-local catalog module (full Node authority)',
-        ),
+        )
+        .option('--engine <engine>', 'embedded (default) or restate (durable, on a Restate server)')
+        .option('--restate <url>', 'with --engine restate: the Restate ingress URL'),
       ', varied per child',
     ),
     async (ctx, workflow, opts) => (await run()).runCommand(ctx, workflow, opts as never),
@@ -250,5 +252,28 @@ export function registerCatalogVerbs(program: Command): void {
       .option('--replace', 'replace a current workflow of that name (it is archived first)')
       .option(scope, 'the catalog the archived version is in: project or personal'),
     async (ctx, id, opts) => (await catalog()).restoreCommand(ctx, id, opts as never),
+  );
+}
+
+export function registerWorkerVerb(program: Command): void {
+  verb<[]>(
+    program
+      .command('worker')
+      .description(
+        'serve @wf runs from a Restate server with simulated agents, recording them in this directory',
+      )
+      .option('--restate <url>', 'the Restate ingress URL (e.g. http://127.0.0.1:8080)')
+      .option(
+        '--admin <url>',
+        'the admin URL to register with (default: the ingress host, port 9070)',
+      )
+      .option('--port <n>', 'port to listen on (default: a free one)')
+      .option(
+        '--advertise <url>',
+        'the address to register (a load balancer in front of N workers)',
+      )
+      .option('--concurrency <n>', 'children at once across the whole deployment (default 16)')
+      .option('--delay-ms <ms>', 'base duration of a simulated child (default 400)'),
+    async (ctx, opts) => (await import('./restate.js')).workerCommand(ctx, opts as never),
   );
 }

@@ -132,17 +132,27 @@ export function createServices(o: ServicesOptions) {
   const journal = restate.object({
     name: JOURNAL_OBJECT,
     handlers: {
-      append: async (ctx: restate.ObjectContext, entry: JournalEntry) => {
-        const count = (await ctx.get<number>('count')) ?? 0;
-        if (entry.settleSeq <= count) {
-          // The same delivery again (a retried request) is fine; a different one is a conflict.
-          const stored = await ctx.get<JournalEntry>(`e${entry.settleSeq}`);
-          return { ok: JSON.stringify(stored) === JSON.stringify(entry), count };
+      /** Appends consecutive deliveries, keeping those before the first refused one. */
+      append: async (ctx: restate.ObjectContext, batch: JournalEntry[]) => {
+        let count = (await ctx.get<number>('count')) ?? 0;
+        let refused = false;
+        for (const entry of batch) {
+          if (entry.settleSeq <= count) {
+            // The same delivery again (a retried request) is fine; a different one conflicts.
+            const stored = await ctx.get<JournalEntry>(`e${entry.settleSeq}`);
+            if (JSON.stringify(stored) === JSON.stringify(entry)) continue;
+            refused = true;
+            break;
+          }
+          if (entry.settleSeq !== count + 1) {
+            refused = true;
+            break;
+          }
+          ctx.set(`e${entry.settleSeq}`, entry);
+          count = entry.settleSeq;
         }
-        if (entry.settleSeq !== count + 1) return { ok: false, count };
-        ctx.set(`e${entry.settleSeq}`, entry);
-        ctx.set('count', entry.settleSeq);
-        return { ok: true, count: entry.settleSeq };
+        ctx.set('count', count);
+        return { ok: !refused, count };
       },
       entries: restate.handlers.object.shared(async (ctx: restate.ObjectSharedContext) => {
         const count = (await ctx.get<number>('count')) ?? 0;
