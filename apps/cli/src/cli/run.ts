@@ -9,6 +9,7 @@ import {
   createEngine,
   createSimulatedAgents,
   type Engine,
+  EngineError,
   type RunDone,
   type RunHandle,
 } from '@wf/engine';
@@ -41,6 +42,12 @@ export interface RunOptions {
 
 export const NO_MODEL_NOTE = 'simulated agents: no model is called, no tokens are spent';
 const DEFAULT_DELAY_MS = 400;
+/**
+ * The seed of a run without `--seed`, for the workflow's Math.random and the simulated answers
+ * alike. It is recorded in the run's start record and `wf resume` reuses it, so a resumed run
+ * gives the result of an uninterrupted one whatever the flags.
+ */
+export const DEFAULT_SEED = 1;
 
 export async function runCommand(
   ctx: CliContext,
@@ -57,7 +64,7 @@ export async function runCommand(
       },
     );
   }
-  const seed = options.seed === undefined ? undefined : parseInteger(options.seed, '--seed');
+  const seed = options.seed === undefined ? DEFAULT_SEED : parseInteger(options.seed, '--seed');
   const delayMs =
     options.delayMs === undefined ? DEFAULT_DELAY_MS : parseInteger(options.delayMs, '--delay-ms');
 
@@ -113,7 +120,7 @@ export async function runCommand(
     workflow: workflow as never,
     args,
     trust: entry.execution,
-    ...(seed === undefined ? {} : { seed }),
+    seed,
   });
   return finishRun(ctx, engine, handle, store, options.progress !== false, entry.name);
 }
@@ -128,11 +135,11 @@ function simulatedEngine(
   store: RunStore,
   catalog: Catalog | undefined,
   delayMs: number,
-  seed: number | undefined,
+  seed: number,
 ): Engine {
   const agents = createSimulatedAgents({
-    ...(seed === undefined ? {} : { seed }),
-    respond: (request) => ({ delayMs: jitter(delayMs, `${request.taskId}|${seed ?? 0}`) }),
+    seed,
+    respond: (request) => ({ delayMs: jitter(delayMs, `${request.taskId}|${seed}`) }),
   });
   return createEngine({
     agents,
@@ -147,6 +154,8 @@ function simulatedEngine(
 export interface ResumeVerbOptions {
   readonly delayMs?: string;
   readonly progress?: boolean;
+  /** Continue a run recorded with real (DSH) agents on simulated ones, on purpose. */
+  readonly simulate?: boolean;
 }
 
 export async function resumeCommand(
@@ -184,14 +193,32 @@ export async function resumeCommand(
     );
   }
   const catalog = await openProjectCatalog(ctx);
+  // The recorded seed drives the simulated answers too: the same children say the same thing.
   const engine = simulatedEngine(ctx, store, catalog, delayMs, loaded.start.seed);
+  let handle: RunHandle;
+  try {
+    handle = await engine.resume(runId, options.simulate ? { allowProviderChange: true } : {});
+  } catch (error) {
+    await engine.close();
+    await store.close();
+    if (EngineError.is(error) && error.code === 'WF_ENGINE_RESUME_PROVIDER_MISMATCH') {
+      throw new CliError(
+        'WF_CLI_RESUME_PROVIDER_MISMATCH',
+        `run ${runId} was recorded with real agents (${clean(String(loaded.start.provider ?? 'a DSH provider'))}); wf resume would continue it with simulated ones and mix made-up results into it`,
+        {
+          hint: `resume it inside DSH (workflow_manage resume-run ${runId}), or pass --simulate to continue it on simulated agents (the new run is labelled simulated)`,
+          cause: error,
+        },
+      );
+    }
+    throw error;
+  }
   if (!ctx.json) {
     printNote(
       ctx,
-      `wf resume ${runId}: replaying its journal, then continuing live with ${NO_MODEL_NOTE}`,
+      `wf resume ${runId}: replaying its journal, then continuing live with ${NO_MODEL_NOTE}${options.simulate && loaded.start.simulated === false ? ` (the run was recorded with real agents, ${clean(String(loaded.start.provider))}; this resumed run is simulated)` : ''}`,
     );
   }
-  const handle = await engine.resume(runId);
   return finishRun(
     ctx,
     engine,
