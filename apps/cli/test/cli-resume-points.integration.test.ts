@@ -278,6 +278,80 @@ describe.each([
   );
 });
 
+describe('a lost run (the process killed) resumes too', () => {
+  it('SIGKILL after some children completed: the run is marked interrupted, wf resume re-runs only the children whose results were not journaled', {
+    timeout: 180_000,
+  }, async () => {
+    const reference = tempProject();
+    const p = tempProject();
+    try {
+      const refFile = reference.file('points.workflow.json', CAPSULE);
+      for (const g of GATES) reference.file(g, 'open');
+      const ref = await wf(
+        ['run', refFile, '--args', ARGS, '--delay-ms', '0', '--json'],
+        reference,
+      );
+      expect(ref.code, ref.stderr).toBe(0);
+      const expected = resultBytes(reference, String(json(ref).runId));
+
+      const file = p.file('points.workflow.json', CAPSULE);
+      p.file('gate-plan.txt', 'open');
+      const child = startWf(
+        ['run', file, '--args', ARGS, '--delay-ms', '4000', '--no-progress', '--json'],
+        p,
+      );
+      const exited = collect(child, 120_000);
+      const when = (e: readonly Ev[]) => completed(e).length >= 1;
+      const deadline = Date.now() + 90_000;
+      while (!when(eventsOf(p, runDirs(p)[0] ?? 'none')) && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 20));
+      // No handler runs: nothing is stopped or finished, the record stays `running`.
+      child.kill('SIGKILL');
+      expect((await exited).signal).toBe('SIGKILL');
+      const [lostId] = runDirs(p) as [string];
+      expect(completed(eventsOf(p, lostId)).length).toBeGreaterThanOrEqual(1);
+
+      for (const g of GATES) p.file(g, 'open');
+      const resumed = await wf(['resume', lostId, '--delay-ms', '0', '--json'], p);
+      expect(resumed.code, resumed.stderr).toBe(0);
+      const doc = json(resumed) as { runId: string; status: string; cost: { cacheHits: number } };
+      expect(doc.status).toBe('completed');
+      expect(resultBytes(p, doc.runId).equals(expected)).toBe(true);
+      const shown = json(await wf(['show', lostId, '--json'], p)) as { run: { status: string } };
+      expect(shown.run.status).toBe('interrupted');
+      // From the journal: a child whose result reached it is never launched again; every other
+      // child (running when the host died, or never started) is, once.
+      const journal = readFileSync(
+        join(p.dir, '.dsh', 'workflow-runs', lostId, 'journal.jsonl'),
+        'utf8',
+      )
+        .split('\n')
+        .filter(Boolean)
+        .map(
+          (l) =>
+            JSON.parse(l) as {
+              method: string;
+              outcome: { ok: boolean; value?: { value?: { name?: string; status?: string } } };
+            },
+        );
+      const journaled = journal
+        .filter(
+          (e) =>
+            e.method === 'runAgent' &&
+            e.outcome.ok &&
+            e.outcome.value?.value?.status === 'completed',
+        )
+        .map((e) => String(e.outcome.value?.value?.name));
+      const relaunched = started(eventsOf(p, doc.runId));
+      expect([...relaunched].sort()).toEqual(CHILDREN.filter((c) => !journaled.includes(c)).sort());
+      expect(doc.cost.cacheHits).toBe(journaled.length);
+    } finally {
+      reference.cleanup();
+      p.cleanup();
+    }
+  });
+});
+
 describe('resumed runs say so, and real runs are not resumed on simulated agents', () => {
   it('wf show, wf runs and the report name the source run; a DSH-recorded run needs --simulate', {
     timeout: 120_000,
