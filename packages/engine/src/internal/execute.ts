@@ -67,7 +67,11 @@ export async function execute(e: EngineState, ctx: RunContext): Promise<RunDone>
   events.emit('workflow-started', {
     workflow: name,
     trust: start.trust,
-    ...(prepared.resumedFromRunId ? { resumedFromRunId: prepared.resumedFromRunId } : {}),
+    provider: record.provider,
+    simulated: record.simulated,
+    ...(record.resumedFrom
+      ? { resumedFromRunId: record.resumedFrom.runId, resumedFrom: record.resumedFrom }
+      : {}),
   });
 
   const checked = await preflight(e, ctx, name, source);
