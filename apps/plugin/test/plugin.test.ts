@@ -6,7 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Context } from '@deepseek-ai/cordis';
 import { type Session, SessionStore } from '@deepseek-ai/dsh-session';
+import { openRunStore } from '@wf/catalog-fs';
 import type { HostAgent, HostJobs, HostSubagentRun } from '@wf/dsh-adapter';
+import { createEngine, createSimulatedAgents } from '@wf/engine';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import pluginDefault, {
   apply as publicApply,
@@ -595,13 +597,59 @@ describe('workflow_manage', () => {
     const shown = await manage(later, { action: 'show', target: first.runId });
     expect(shown).toMatchObject({ runId: first.runId, status: 'completed' });
     const resumed = (await manage(later, { action: 'resume-run', target: first.runId })) as {
+      runId: string;
       status: string;
       result: unknown;
     };
-    expect(resumed).toMatchObject({ status: 'completed', result: ['done: p', 'done: q'] });
+    expect(resumed).toMatchObject({
+      status: 'completed',
+      result: ['done: p', 'done: q'],
+      resumedFrom: { runId: first.runId, at: expect.any(Number) },
+    });
     // journal replay answers the recorded children: none is launched again
     expect(later.starts).toEqual([]);
     expect(h.starts.length).toBe(launchedBefore);
+    // the run views say where a resumed run came from, in this process and in a later one
+    expect(await manage(later, { action: 'show', target: resumed.runId })).toMatchObject({
+      resumedFrom: { runId: first.runId },
+    });
+    const again = harness({ approval: 'allowed-once' });
+    (again as { parent: HostAgent }).parent = agentFor(
+      store.create(undefined, { meta: { cwd: dir } }),
+    );
+    const listed = (await manage(again, { action: 'list' })).runs as Record<string, unknown>[];
+    expect(listed.find((r) => r.runId === resumed.runId)).toMatchObject({
+      resumedFrom: { runId: first.runId, at: expect.stringMatching(/^\d{4}-/) },
+    });
+    expect(listed.find((r) => r.runId === first.runId)?.resumedFrom).toBeUndefined();
+  });
+
+  it('resume-run refuses a run the wf command line recorded with simulated agents', async () => {
+    // Recorded into the project's run store as `wf run` does: simulated agents, stopped mid-way.
+    const runStore = await openRunStore({ project: dir });
+    const engine = createEngine({
+      agents: createSimulatedAgents({ delayMs: 60_000 }),
+      recorder: runStore,
+    });
+    const handle = await engine.start({
+      workflow: { manifest: MANIFEST, source: FAN },
+      args: { names: ['s', 't'] },
+      trust: 'capability-generated',
+    });
+    for await (const e of handle.events) if (e.type === 'agent-started') handle.stop('Ctrl-C');
+    expect((await handle.done).status).toBe('stopped');
+    await engine.close();
+    await runStore.close();
+
+    const h = harness({ approval: 'allowed-once' });
+    const listed = (await manage(h, { action: 'list' })).runs as Record<string, unknown>[];
+    expect(listed.find((r) => r.runId === handle.runId)).toMatchObject({ simulated: true });
+    await expect(manage(h, { action: 'resume-run', target: handle.runId })).rejects.toThrow(
+      /WF_ENGINE_RESUME_PROVIDER_MISMATCH.*simulated agents/,
+    );
+    // refused before launch: no child, no new run in the list
+    expect(h.starts).toEqual([]);
+    expect((await manage(h, { action: 'list' })).runs).toHaveLength(1);
   });
 
   it('never deletes an active run; pause/resume/stop act on the active one', async () => {

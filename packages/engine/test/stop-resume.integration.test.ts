@@ -107,6 +107,11 @@ describe('stop, then resume', () => {
       const expected = [...ANGLES, 'synthesis'].filter((n) => !completedBefore.includes(n));
       expect([...rerun].sort()).toEqual([...expected].sort());
       expect(done.cost.cacheHits).toBe(completedBefore.length);
+      // the resumed run's event log says so too
+      expect(recorder.get(handle.runId)?.events[0]).toMatchObject({
+        type: 'workflow-started',
+        data: { resumedFrom: { runId: 'run-stopped' }, provider: 'simulated', simulated: true },
+      });
       expect(recorder.get(handle.runId)?.start).toMatchObject({
         resumedFromRunId: 'run-stopped',
         resumedFrom: { runId: 'run-stopped' },

@@ -10,6 +10,7 @@ import {
   createSimulatedAgents,
   DEFAULT_ENGINE_LIMITS,
   type Engine,
+  EngineError,
   type RunDone,
   type RunHandle,
 } from '@wf/engine';
@@ -71,6 +72,12 @@ export function guardLimits(options: {
 
 export const NO_MODEL_NOTE = 'simulated agents: no model is called, no tokens are spent';
 const DEFAULT_DELAY_MS = 400;
+/**
+ * The seed of a run without `--seed`, for the workflow's Math.random and the simulated answers
+ * alike. It is recorded in the run's start record and `wf resume` reuses it, so a resumed run
+ * gives the result of an uninterrupted one whatever the flags.
+ */
+export const DEFAULT_SEED = 1;
 
 export async function runCommand(
   ctx: CliContext,
@@ -87,7 +94,7 @@ export async function runCommand(
       },
     );
   }
-  const seed = options.seed === undefined ? undefined : parseInteger(options.seed, '--seed');
+  const seed = options.seed === undefined ? DEFAULT_SEED : parseInteger(options.seed, '--seed');
   const delayMs =
     options.delayMs === undefined ? DEFAULT_DELAY_MS : parseInteger(options.delayMs, '--delay-ms');
   const limits = guardLimits(options);
@@ -170,7 +177,7 @@ export async function runCommand(
     workflow: workflow as never,
     args,
     trust: entry.execution,
-    ...(seed === undefined ? {} : { seed }),
+    seed,
     ...(Object.keys(limits).length > 0 ? { limits } : {}),
     // The workspace is real in the CLI, so environment requirements (git-repo) are checked;
     // simulated children have no tools, tiers or user, so those are DSH's to enforce.
@@ -191,12 +198,12 @@ function simulatedEngine(
   store: RunStore,
   catalog: Catalog | undefined,
   delayMs: number,
-  seed: number | undefined,
+  seed: number,
   maxAgents: number | undefined,
 ): Engine {
   const agents = createSimulatedAgents({
-    ...(seed === undefined ? {} : { seed }),
-    respond: (request) => ({ delayMs: jitter(delayMs, `${request.taskId}|${seed ?? 0}`) }),
+    seed,
+    respond: (request) => ({ delayMs: jitter(delayMs, `${request.taskId}|${seed}`) }),
   });
   return createEngine({
     agents,
@@ -216,6 +223,8 @@ export interface ResumeVerbOptions {
   readonly wallMs?: string;
   readonly childWallMs?: string;
   readonly maxAgents?: string;
+  /** Continue a run recorded with real (DSH) agents on simulated ones, on purpose. */
+  readonly simulate?: boolean;
 }
 
 /** `--max-agents N`: the run's cap on children (the engine's default is 100). */
@@ -261,18 +270,36 @@ export async function resumeCommand(
     );
   }
   const catalog = await openProjectCatalog(ctx);
+  // The recorded seed drives the simulated answers too: the same children say the same thing.
   const engine = simulatedEngine(ctx, store, catalog, delayMs, loaded.start.seed, maxAgents);
+  const limits = guardLimits(options);
+  let handle: RunHandle;
+  try {
+    handle = await engine.resume(runId, {
+      ...(Object.keys(limits).length > 0 ? { limits } : {}),
+      ...(options.simulate ? { allowProviderChange: true } : {}),
+    });
+  } catch (error) {
+    await engine.close();
+    await store.close();
+    if (EngineError.is(error) && error.code === 'WF_ENGINE_RESUME_PROVIDER_MISMATCH') {
+      throw new CliError(
+        'WF_CLI_RESUME_PROVIDER_MISMATCH',
+        `run ${runId} was recorded with real agents (${clean(String(loaded.start.provider ?? 'a DSH provider'))}); wf resume would continue it with simulated ones and mix made-up results into it`,
+        {
+          hint: `resume it inside DSH (workflow_manage resume-run ${runId}), or pass --simulate to continue it on simulated agents (the new run is labelled simulated)`,
+          cause: error,
+        },
+      );
+    }
+    throw error;
+  }
   if (!ctx.json) {
     printNote(
       ctx,
-      `wf resume ${runId}: replaying its journal, then continuing live with ${NO_MODEL_NOTE}`,
+      `wf resume ${runId}: replaying its journal, then continuing live with ${NO_MODEL_NOTE}${options.simulate && loaded.start.simulated === false ? ` (the run was recorded with real agents, ${clean(String(loaded.start.provider))}; this resumed run is simulated)` : ''}`,
     );
   }
-  const limits = guardLimits(options);
-  const handle = await engine.resume(
-    runId,
-    Object.keys(limits).length > 0 ? { limits } : undefined,
-  );
   return finishRun(
     ctx,
     engine,

@@ -43,7 +43,7 @@ export async function runsCommand(
     const rows = runs.map((r) => [
       r.runId,
       clean(r.workflow ?? '?'),
-      r.active ? `${r.status} (live)` : r.status,
+      statusCell(r),
       r.startedAt === undefined ? '' : isoMinute(r.startedAt),
       r.durationMs === undefined ? '' : duration(r.durationMs),
       r.agents === undefined ? '' : String(r.agents),
@@ -64,6 +64,7 @@ function summaryRow(s: Summary) {
   const cost = isRecord(snap?.cost) ? snap.cost : undefined;
   const tokenUsage = cost && isRecord(cost.tokenUsage) ? cost.tokenUsage : undefined;
   const { startedAt, endedAt, durationMs } = runSpan(snap ?? {});
+  const from = snap ? resumedFromOf(snap) : undefined;
   return {
     runId: s.runId,
     ...(s.displayName ? { displayName: s.displayName } : {}),
@@ -77,7 +78,27 @@ function summaryRow(s: Summary) {
     ...(typeof tokenUsage?.totalTokens === 'number' ? { tokens: tokenUsage.totalTokens } : {}),
     ...(snap?.error ? { runError: snap.error } : {}),
     ...(s.error ? { error: s.error } : {}),
+    ...(typeof snap?.provider === 'string' ? { provider: snap.provider } : {}),
+    ...(typeof snap?.simulated === 'boolean' ? { simulated: snap.simulated } : {}),
+    ...(from ? { resumedFromRunId: from.runId } : {}),
   };
+}
+
+/** The status column: `(live)` while owned, `(resumed)` for a run that continues another. */
+function statusCell(r: ReturnType<typeof summaryRow>): string {
+  const marks = [r.active ? 'live' : '', r.resumedFromRunId ? 'resumed' : ''].filter(Boolean);
+  return marks.length > 0 ? `${r.status} (${marks.join(', ')})` : r.status;
+}
+
+/** The run a resumed run continues: `resumedFrom` ({ runId, at }), or the older bare id. */
+function resumedFromOf(snap: {
+  readonly resumedFrom?: unknown;
+  readonly resumedFromRunId?: unknown;
+}): { runId: string; at?: number } | undefined {
+  const from = isRecord(snap.resumedFrom) ? snap.resumedFrom : undefined;
+  const runId = typeof from?.runId === 'string' ? from.runId : snap.resumedFromRunId;
+  if (typeof runId !== 'string') return undefined;
+  return typeof from?.at === 'number' ? { runId, at: from.at } : { runId };
 }
 
 /** Loads everything about one run: the snapshot, the event log and the full result. */
@@ -189,8 +210,17 @@ export async function showCommand(
     printLine(ctx, `  workflow   ${clean(snap.workflow)} (${clean(String(snap.execution ?? ''))})`);
     printLine(ctx, `  status     ${snap.status}${run.summary.active ? ' (live)' : ''}`);
     printLine(ctx, `  started    ${isoMinute(snap.startedAt)} · ${took}`);
-    if (snap.resumedFromRunId)
-      printLine(ctx, `  resumed    from ${clean(String(snap.resumedFromRunId))}`);
+    const from = resumedFromOf(snap);
+    if (from)
+      printLine(
+        ctx,
+        `  resumed    from ${clean(from.runId)}${from.at === undefined ? '' : ` at ${isoMinute(from.at)}`}`,
+      );
+    if (typeof snap.provider === 'string')
+      printLine(
+        ctx,
+        `  agents     ${snap.simulated === true ? `simulated${snap.provider === 'simulated' ? '' : ` (${clean(snap.provider)})`}: no model was called` : clean(snap.provider)}`,
+      );
     if (cost) {
       printLine(
         ctx,

@@ -85,7 +85,10 @@ export function registerRunVerb(program: Command): void {
           'the agent provider; the command line has `simulated` only',
           'simulated',
         )
-        .option('--seed <n>', 'seed for Math.random in the workflow and the simulated answers')
+        .option(
+          '--seed <n>',
+          'seed for Math.random in the workflow and the simulated answers (default 1; recorded, and reused by wf resume)',
+        )
         .option(
           '--trust-local',
           'confirm running a trusted-local catalog module (full Node authority)',
@@ -106,7 +109,11 @@ export function registerResumeVerb(program: Command): void {
         .description(
           're-run a recorded run from its journal (completed children are not re-run), then continue live',
         )
-        .argument('<runId>', 'a run id from `wf runs`, or `last`'),
+        .argument('<runId>', 'a run id from `wf runs`, or `last`')
+        .option(
+          '--simulate',
+          'continue a run recorded with real (DSH) agents on simulated ones; the new run is labelled simulated',
+        ),
       ' that still has to run',
     ),
     async (ctx, runId, opts) => (await run()).resumeCommand(ctx, runId, opts as never),

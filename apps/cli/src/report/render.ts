@@ -78,6 +78,7 @@ export function renderRunReport(input: RunReportInput, options: RunReportOptions
     '<header>',
     `<h1>${esc(workflow)} <span class="status s-${status}">${esc(statusRaw)}</span></h1>`,
     `<p class="sub">run <code>${esc(runId)}</code> · started ${esc(iso(t0))} · <span class="took">${esc(runTime.durationMs === undefined ? 'still running' : duration(runTime.durationMs))}</span></p>`,
+    ...provenanceLines(run),
     '<dl class="stats">',
     stat('agents', String(model.agents.length)),
     stat('completed', String(counts.completed + counts.cached)),
@@ -461,3 +462,23 @@ pre{white-space:pre-wrap;word-break:break-word;background:#f8f9fa;border:1px sol
 summary{cursor:pointer;font-weight:600;margin:20px 0 8px}
 footer{margin-top:32px;color:var(--mute);font-size:11px}
 `;
+
+/** Which agents ran the children, and the run a resumed run continues (issue 14: say so). */
+function provenanceLines(run: Record<string, unknown>): string[] {
+  const out: string[] = [];
+  const provider = text(run.provider);
+  if (run.simulated === true)
+    out.push(
+      `<p class="sub agents">agents: simulated${provider && provider !== 'simulated' ? ` (${esc(provider)})` : ''}: no model was called</p>`,
+    );
+  else if (provider) out.push(`<p class="sub agents">agents: ${esc(provider)}</p>`);
+  const from = isRecord(run.resumedFrom) ? run.resumedFrom : undefined;
+  const fromId = text(from?.runId) ?? text(run.resumedFromRunId);
+  if (fromId) {
+    const at = num(from?.at);
+    out.push(
+      `<p class="sub resumed">resumed from run <code>${esc(fromId)}</code>${at === undefined ? '' : ` at ${esc(iso(at))}`}</p>`,
+    );
+  }
+  return out;
+}

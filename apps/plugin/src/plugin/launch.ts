@@ -120,6 +120,7 @@ export async function startRun(
       ? { capsule: { manifest: entry.capsule.manifest, source: entry.capsule.source } }
       : {}),
     events: [],
+    ...(context.resumeOf ? { resumedFrom: { runId: context.resumeOf, at: Date.now() } } : {}),
   };
   state.runs.set(runId, summary);
   native.runStart(runId, entry.name);
@@ -145,6 +146,11 @@ export async function startRun(
     project.router.unbind(runId);
     native.runEnd(runId, 'error');
     const e = error as { code?: unknown; message?: unknown };
+    if (e.code === 'WF_ENGINE_RESUME_PROVIDER_MISMATCH') {
+      // Refused before anything was recorded: no run to list, the caller gets the named error.
+      state.runs.delete(runId);
+      return fail(e.code, String(e.message));
+    }
     summary.status = 'failed';
     summary.endedAt = Date.now();
     summary.error = {
@@ -193,6 +199,7 @@ export async function startRun(
     reply: {
       runId,
       status: summary.status,
+      ...(summary.resumedFrom ? { resumedFrom: summary.resumedFrom } : {}),
       ...(job.ok
         ? { jobId: job.jobId }
         : {
@@ -238,6 +245,7 @@ function replyOf(summary: RunSummary, d: RunOutcome): RunReply {
   return {
     runId: summary.runId,
     status: d.status,
+    ...(summary.resumedFrom ? { resumedFrom: summary.resumedFrom } : {}),
     ...(d.result !== undefined ? { result: d.result } : {}),
     ...(d.error ? { error: { ...d.error } } : {}),
   };

@@ -154,6 +154,16 @@ export class Manager {
         ? { durationMs: span.durationMs }
         : {}),
       ...(r.jobId ? { jobId: r.jobId } : {}),
+      ...(r.resumedFrom
+        ? {
+            resumedFrom: {
+              runId: r.resumedFrom.runId,
+              at: new Date(r.resumedFrom.at).toISOString(),
+            },
+          }
+        : {}),
+      // a run the `wf` command line recorded: its results were made up, no model was called
+      ...(r.simulated ? { simulated: true } : {}),
       ...(r.error ? { error: r.error } : {}),
       ...(full && r.result !== undefined ? { result: r.result } : {}),
       ...(full ? { events: r.events.length } : {}),

@@ -33,6 +33,8 @@ export async function listRuns(state: ServiceState, agent: HostAgent): Promise<R
       ...(snap.endedAt !== undefined ? { endedAt: snap.endedAt } : {}),
       ...(snap.resultSummary !== undefined ? { result: snap.resultSummary } : {}),
       ...(snap.error ? { error: { ...snap.error } } : {}),
+      ...resumedFromOf(snap),
+      ...(snap.simulated === true ? { simulated: true } : {}),
       cwd,
       args: undefined,
       events: [],
@@ -158,4 +160,17 @@ export async function deleteRun(
   if (!out.ok) return fail(out.error.code, out.error.message);
   state.runs.delete(found.run.runId);
   return { ok: true, runId: found.run.runId };
+}
+
+/** `resumedFrom` of a stored run (older records name only `resumedFromRunId`). */
+function resumedFromOf(snap: {
+  readonly resumedFrom?: { readonly runId: string; readonly at: number };
+  readonly resumedFromRunId?: string;
+  readonly startedAt: number;
+}): { resumedFrom?: { runId: string; at: number } } {
+  if (snap.resumedFrom && typeof snap.resumedFrom.runId === 'string')
+    return { resumedFrom: { runId: snap.resumedFrom.runId, at: Number(snap.resumedFrom.at) } };
+  if (typeof snap.resumedFromRunId === 'string')
+    return { resumedFrom: { runId: snap.resumedFromRunId, at: snap.startedAt } };
+  return {};
 }

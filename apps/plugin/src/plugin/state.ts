@@ -42,6 +42,10 @@ export interface RunSummary {
   readonly events: RunEvent[];
   /** Read back from the run store (an earlier process), not launched here. */
   readonly stored?: boolean;
+  /** A resumed run: the run it continues and when the resume started (epoch ms). */
+  readonly resumedFrom?: { readonly runId: string; readonly at: number };
+  /** True when the run's children were simulated (a run recorded by the `wf` command line). */
+  readonly simulated?: boolean;
 }
 
 export interface RunReply {
@@ -51,6 +55,7 @@ export interface RunReply {
   readonly error?: { code: string; message: string };
   readonly jobId?: string;
   readonly note?: string;
+  readonly resumedFrom?: { readonly runId: string; readonly at: number };
 }
 
 /** The one failure shape of the kit: `{ ok: false, error: { code, message, hint? } }`. */

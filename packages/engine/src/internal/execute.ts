@@ -71,7 +71,11 @@ export async function execute(e: EngineState, ctx: RunContext): Promise<RunDone>
     {
       workflow: name,
       trust: start.trust,
-      ...(prepared.resumedFromRunId ? { resumedFromRunId: prepared.resumedFromRunId } : {}),
+      provider: record.provider,
+      simulated: record.simulated,
+      ...(record.resumedFrom
+        ? { resumedFromRunId: record.resumedFrom.runId, resumedFrom: record.resumedFrom }
+        : {}),
       ...(e.backend.name !== 'embedded' ? { backend: e.backend.name } : {}),
     },
     startedAt,
