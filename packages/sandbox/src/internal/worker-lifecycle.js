@@ -250,6 +250,7 @@ export function setUp(run, entry) {
     run.handles.push(launch);
 
     // The leading and trailing newlines keep a trailing line comment from swallowing the return.
+    // One line precedes the source: outcome.js GUEST_LINE_OFFSET maps error frames back.
     const wrapped = `(function () { 'use strict';\n${run.msg.source}\n;return typeof run === 'function' ? run : undefined; })()`;
     const guest = ctx.evalCode(wrapped, 'workflow.js', { strict: true });
     if (guest.error) {
