@@ -13,10 +13,7 @@ const cases = readdirSync(FIXTURES)
   .sort()
   .map((f) => f.slice(0, -3));
 
-/**
- * Cases that failed their first attempt before issue 14 item 3 (measured, not wished): the
- * test asserts each case's outcome, so a change in either direction is seen.
- */
+/** Cases that failed their first attempt before issue 14 item 3 (measured: 22/36 passed). */
 const FAILED_BEFORE = new Set<string>([
   '02-missing-patterns',
   '03-missing-phases',
@@ -34,6 +31,21 @@ const FAILED_BEFORE = new Set<string>([
   '35-spawn-and-wait',
 ]);
 
+/**
+ * Cases still refused, each for a reason: the refusal must name what was wrong and the way out
+ * (a model's one retry). Everything else must complete on its first attempt.
+ */
+const REFUSED: ReadonlyMap<string, RegExp> = new Map([
+  // the contract keeps prototypes out of reach; the hint names the safe alternative
+  ['09-has-own-property', /5:16 WF_SOURCE_FORBIDDEN_MEMBER .*Object\.hasOwn\(obj, key\)/],
+  // manifests keep exact keys (a typo must not silently drop a limit)
+  ['28-extra-manifest-version', /manifest\.version is not a known field \(allowed: name, /],
+  // a pattern name outside the closed vocabulary; the message lists it
+  ['29-guessed-pattern-name', /patterns\[0\] must be one of classify-and-act, .*got "map-reduce"/],
+  // top-level mutable state stays refused (source-contract hostile corpus: top-level-let.js)
+  ['31-top-level-let', /1:1 WF_SOURCE_SHAPE top-level `let` .*hint: use const at top level/],
+]);
+
 const dir = realpathSync(mkdtempSync(join(tmpdir(), 'wf-authoring-')));
 const host = createModelHost(dir);
 const outcomes: { name: string; ok: boolean; detail: string }[] = [];
@@ -45,8 +57,10 @@ afterAll(async () => {
   const lines = outcomes.map(
     (o) => `  ${o.ok ? 'pass' : 'FAIL'} ${o.name}${o.ok ? '' : `: ${o.detail}`}`,
   );
+  const pct = (n: number) => `${((100 * n) / Math.max(1, outcomes.length)).toFixed(1)}%`;
+  const before = outcomes.filter((o) => !FAILED_BEFORE.has(o.name)).length;
   console.log(
-    `authoring corpus: ${passed}/${outcomes.length} first-time passes (${((100 * passed) / Math.max(1, outcomes.length)).toFixed(1)}%)\n${lines.join('\n')}`,
+    `authoring corpus: ${passed}/${outcomes.length} first-time passes (${pct(passed)}); before issue 14 item 3: ${before}/${outcomes.length} (${pct(before)})\n${lines.join('\n')}`,
   );
 });
 
@@ -76,6 +90,10 @@ describe('authoring corpus: inline workflows pass first time', () => {
       detail = error instanceof Error ? error.message : String(error);
     }
     outcomes.push({ name, ok, detail: detail.slice(0, 300) });
-    expect({ name, ok, detail }).toMatchObject({ name, ok: !FAILED_BEFORE.has(name) });
+    const refused = REFUSED.get(name);
+    if (refused) {
+      expect(ok, detail).toBe(false);
+      expect(detail).toMatch(refused);
+    } else expect(ok, detail).toBe(true);
   });
 });
