@@ -19,6 +19,7 @@ import { parseInteger, readArgs } from './args.js';
 import { type CliContext, printJson, printLine, printNote } from './context.js';
 import { CliError, EXIT, type ExitCode } from './errors.js';
 import { type ResolvedEntry, resolveTarget } from './resolve.js';
+import { guestErrorPosition, sourceExcerpt } from './source-excerpt.js';
 import { resolveRunTarget, storeError } from './store-error.js';
 import {
   openProjectCatalog,
@@ -115,7 +116,16 @@ export async function runCommand(
     trust: entry.execution,
     ...(seed === undefined ? {} : { seed }),
   });
-  return finishRun(ctx, engine, handle, store, options.progress !== false, entry.name);
+  return finishRun(
+    ctx,
+    engine,
+    handle,
+    store,
+    options.progress !== false,
+    entry.name,
+    undefined,
+    'source' in workflow ? workflow.source : undefined,
+  );
 }
 
 /**
@@ -211,6 +221,8 @@ async function finishRun(
   progress: boolean,
   workflowName: string,
   resumedFrom?: string,
+  /** The workflow's source, to show an excerpt where a guest error was raised. */
+  source?: string,
 ): Promise<ExitCode> {
   let interrupted = false;
   let view: ProgressView | undefined;
@@ -280,8 +292,12 @@ async function finishRun(
     printLine(ctx, cleanLines(resultText(done.result)));
     printLine(ctx);
   }
-  if (done.error)
+  if (done.error) {
     printNote(ctx, `error: ${clean(done.error.code)}: ${cleanLines(done.error.message)}`);
+    const at = source === undefined ? undefined : guestErrorPosition(done.error.message);
+    const excerpt = at && source !== undefined ? sourceExcerpt(source, at) : undefined;
+    if (excerpt) printNote(ctx, excerpt);
+  }
   const c = done.cost;
   printLine(
     ctx,
