@@ -4,6 +4,7 @@
 import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DEFAULTED_MANIFEST_FIELDS, PATTERN_IDS } from '@wf/bridge';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createModelHost } from './authoring/model-host.js';
 
@@ -62,6 +63,35 @@ afterAll(async () => {
   console.log(
     `authoring corpus: ${passed}/${outcomes.length} first-time passes (${pct(passed)}); before issue 14 item 3: ${before}/${outcomes.length} (${pct(before)})\n${lines.join('\n')}`,
   );
+});
+
+describe('what the model is told', () => {
+  it('the run tool lists every manifest field, none required, and the allowed pattern names', () => {
+    const params = host.tools.get('run_workflow')?.parameters as {
+      properties: { manifest: Record<string, unknown> };
+    };
+    const manifest = params.properties.manifest as {
+      properties: Record<string, { enum?: unknown; items?: { enum?: unknown } }>;
+      required?: unknown;
+      additionalProperties: unknown;
+    };
+    expect(Object.keys(manifest.properties).sort()).toEqual(
+      [...DEFAULTED_MANIFEST_FIELDS, 'plannedAgents', 'tokenBudget'].sort(),
+    );
+    expect(manifest.required).toBeUndefined();
+    expect(manifest.additionalProperties).toBe(false);
+    expect(manifest.properties.patterns?.items?.enum).toEqual([...PATTERN_IDS]);
+  });
+
+  it('the prompt section says every field is optional, with defaults and allowed values', () => {
+    const text = host.sections.map((x) => x.text).join('\n');
+    expect(text).toContain('Every manifest field is optional');
+    for (const field of DEFAULTED_MANIFEST_FIELDS) expect(text).toContain(field);
+    for (const id of PATTERN_IDS) expect(text).toContain(id);
+    expect(text).toContain('default ["main"]');
+    expect(text).toContain('console.log');
+    expect(text).toContain('Object.hasOwn');
+  });
 });
 
 describe('authoring corpus: inline workflows pass first time', () => {
