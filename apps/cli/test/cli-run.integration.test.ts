@@ -119,6 +119,23 @@ describe('wf run', () => {
     expect(j).toMatchObject({ ok: false, status: 'failed', exitCode: 1 });
   });
 
+  it('a guest error names its line:column and shows the source line with a caret', async () => {
+    p.file(
+      'typo.workflow.js',
+      'async function run(wf, args) {\n  const r = await wf.runAgent({ name: "a", prompt: "p" });\n  return r.finalText.bar.baz;\n}\n',
+    );
+    const r = await wf(['run', './typo.workflow.js', '--delay-ms', '0'], p);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(
+      "error: WF_SANDBOX_GUEST_ERROR: line 3:25: TypeError: cannot read property 'baz' of undefined",
+    );
+    expect(r.stderr).toContain(
+      ['> 3 |   return r.finalText.bar.baz;', '    |                         ^', '  4 | }'].join(
+        '\n',
+      ),
+    );
+  });
+
   it('exits 1 for source that breaks the contract; nothing escapes', async () => {
     p.file(
       'hostile.workflow.js',

@@ -202,12 +202,12 @@ export interface WorkflowApi<A = unknown> {
   /** Starts a child and waits; null when it failed or was stopped (see `lastFailure()`). */
   runAgent<S = JsonValue>(input: TaskInput): Promise<TaskResult<S> | null>;
   /** The full result, even on failure; rejects on timeout. */
-  wait<S = JsonValue>(taskId: string, options?: WaitOptions): Promise<TaskResult<S>>;
-  snapshot(taskId: string): Promise<TaskSnapshot>;
-  output(taskId: string): Promise<TaskSnapshot>;
+  wait<S = JsonValue>(task: string | TaskHandle, options?: WaitOptions): Promise<TaskResult<S>>;
+  snapshot(task: string | TaskHandle): Promise<TaskSnapshot>;
+  output(task: string | TaskHandle): Promise<TaskSnapshot>;
   /** Steers a running child, where the provider can. */
-  send(taskId: string, text: string): Promise<void>;
-  stop(taskId: string, reason?: string): Promise<void>;
+  send(task: string | TaskHandle, text: string): Promise<void>;
+  stop(task: string | TaskHandle, reason?: string): Promise<void>;
   /** Runs thunks with bounded lanes; an ordinary failure becomes null, a run-control error propagates. */
   parallel<T>(
     thunks: readonly (() => Promise<T> | T)[],

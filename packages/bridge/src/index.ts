@@ -47,7 +47,12 @@ export type {
   ParseManifestResult,
   WorkflowManifest,
 } from './manifest.js';
-export { manifestSchema, parseManifest } from './manifest.js';
+export {
+  DEFAULTED_MANIFEST_FIELDS,
+  manifestSchema,
+  parseManifest,
+  withManifestDefaults,
+} from './manifest.js';
 export type {
   ArtifactRef,
   EvidenceRef,

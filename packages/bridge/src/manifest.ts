@@ -145,6 +145,40 @@ export function parseManifest(
   return { ok: true, manifest: markParsed(deepFreeze(result.value)) };
 }
 
+/** The fields `withManifestDefaults` may fill in (every field an inline run needs). */
+export const DEFAULTED_MANIFEST_FIELDS = [
+  'name',
+  'description',
+  'phases',
+  'readOnly',
+  'maxAgents',
+  'maxConcurrency',
+  'patterns',
+] as const;
+
+/**
+ * An inline manifest (authored in a conversation) completed from `defaults`: a missing field,
+ * and an empty `phases` or `patterns` list, takes the default's value; a missing
+ * `maxConcurrency` is capped at the given `maxAgents`. Fields that are present are kept as given
+ * (unknown keys too), so `parseManifest` still refuses a wrong value by name.
+ */
+export function withManifestDefaults(
+  input: Readonly<Record<string, unknown>>,
+  defaults: WorkflowManifest,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...input };
+  for (const field of DEFAULTED_MANIFEST_FIELDS) {
+    const given = out[field];
+    const emptyList =
+      (field === 'phases' || field === 'patterns') && Array.isArray(given) && given.length === 0;
+    if (given === undefined || emptyList) out[field] = defaults[field];
+  }
+  if (input.maxConcurrency === undefined && isCount(out.maxAgents)) {
+    out.maxConcurrency = Math.min(defaults.maxConcurrency, out.maxAgents);
+  }
+  return out;
+}
+
 // Manifests this package produced (deep-frozen, so they cannot have changed since).
 const parsed = new WeakSet<object>();
 

@@ -27,6 +27,55 @@ describe('createGuestPrelude', () => {
     expect(runInContext('typeof globalThis.pwned', context)).toBe('undefined');
   });
 
+  it('task methods take the id or the handle spawnAgent resolved with', async () => {
+    const seen: [string, unknown][] = [];
+    const caps: Caps = {};
+    for (const m of ['wait', 'snapshot', 'output', 'send', 'stop'])
+      caps[m] = (input) => {
+        seen.push([m, input]);
+        return envelope(null);
+      };
+    const wf = build({}, caps) as Record<string, (...a: unknown[]) => Promise<unknown>>;
+    const handle = { taskId: 'task-1', name: 'a' };
+    await wf.wait?.(handle, { timeoutMs: 5 });
+    await wf.snapshot?.(handle);
+    await wf.output?.('task-2');
+    await wf.send?.(handle, 'hi');
+    await wf.stop?.(handle, 'enough');
+    await wf.stop?.({ taskId: 7 });
+    expect(seen).toEqual([
+      ['wait', { timeoutMs: 5, taskId: 'task-1' }],
+      ['snapshot', { taskId: 'task-1' }],
+      ['output', { taskId: 'task-2' }],
+      ['send', { taskId: 'task-1', text: 'hi' }],
+      ['stop', { taskId: 'task-1', reason: 'enough' }],
+      // not a handle: passed on as given, so the host names the bad field
+      ['stop', { taskId: { taskId: 7 } }],
+    ]);
+  });
+
+  it('defines console over wf.log where the realm has none, and leaves an existing one alone', async () => {
+    const logs: unknown[] = [];
+    const caps: Caps = {
+      log: (input) => {
+        logs.push(input);
+        return envelope(null);
+      },
+    };
+    const bare = createContext({});
+    runInContext('delete globalThis.console', bare); // V8 gives every context one; QuickJS none
+    const prelude = runInContext(createGuestPrelude({}), bare) as (c: Caps, m: object) => unknown;
+    prelude(caps, { seed: 1 });
+    runInContext("console.log('a', 1, { b: true }); console.warn('w')", bare);
+    await Promise.resolve();
+    expect(logs).toEqual([{ message: 'a 1 {"b":true}' }, { message: '[warn] w' }]);
+    const own = { log: () => 'mine' };
+    const hosted = createContext({ console: own });
+    const p2 = runInContext(createGuestPrelude({}), hosted) as (c: Caps, m: object) => unknown;
+    p2(caps, { seed: 1 });
+    expect(runInContext('console', hosted)).toBe(own);
+  });
+
   it('builds every wf member WF_METHODS lists', () => {
     const wf = build({}, {});
     for (const m of WF_METHODS) expect(wf, m.name).toHaveProperty(m.name);

@@ -134,9 +134,39 @@ describe('run', () => {
     expect(o.status).toBe('failed');
     if (o.status === 'failed') {
       expect(o.error.code).toBe('WF_SANDBOX_GUEST_ERROR');
-      expect(o.error.message).toBe('Error: nope');
+      expect(o.error.message).toBe('line 1:43: Error: nope');
       expect(o.error.guestCode).toBe('MY_CODE');
     }
+  });
+
+  it("names the guest error's line:column in the program's own source (not the wrapper's)", async () => {
+    const source = [
+      'function pick(o) {',
+      '  return o.foo.bar;', // 2:15 reads .bar of undefined
+      '}',
+      'async function run(api, args) {',
+      '  if (args.where === "helper") return pick({});',
+      '  if (args.where === "prelude") return api.parallel([1]);',
+      '  if (args.where === "string") throw "plain";',
+      '  if (args.where === "forged") throw { name: "E", message: "m", stack: "at x (workflow.js:99999999999:1)" };',
+      '  return null.x;',
+      '}',
+    ].join('\n');
+    const prelude =
+      '(function (caps) { return { parallel(xs) { return Promise.reject(new TypeError("not functions")); } }; })';
+    const message = async (where: string) => {
+      const o = await sb.run({ source, args: { where }, capabilities: {}, prelude });
+      return o.status === 'failed' ? o.error.message : `completed: ${JSON.stringify(o)}`;
+    };
+    expect(await message('helper')).toBe(
+      "line 2:15: TypeError: cannot read property 'bar' of undefined",
+    );
+    expect(await message('main')).toBe("line 9:14: TypeError: cannot read property 'x' of null");
+    // raised in trusted prelude code: the position is the guest's call site
+    expect(await message('prelude')).toBe('line 6:52: TypeError: not functions');
+    // no Error, no position; a forged stack with an absurd line is ignored
+    expect(await message('string')).toBe('Error: plain');
+    expect(await message('forged')).toBe('E: m');
   });
 
   it('reports syntax errors and a missing run function', async () => {

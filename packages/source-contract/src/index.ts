@@ -9,7 +9,12 @@ export {
   type SourceContractCode,
   type SourceContractErrorCode,
 } from './errors.js';
-export { FORBIDDEN_GLOBALS, FORBIDDEN_MEMBERS, KNOWN_GLOBALS } from './policy.js';
+export {
+  FORBIDDEN_GLOBALS,
+  FORBIDDEN_MEMBERS,
+  KNOWN_GLOBALS,
+  PRELUDE_GLOBALS,
+} from './policy.js';
 export { WF_METHODS, type WfMethodKind, type WfMethodName } from './wf-methods.js';
 export {
   type CheckOptions,

@@ -67,11 +67,31 @@ export const FORBIDDEN_MEMBERS: ReadonlySet<string> = new Set([
 // Maps, not object literals: a lookup keyed by source text must never reach Object.prototype.
 export const FORBIDDEN_MEMBER_HINT: ReadonlyMap<string, string> = new Map([
   ['constructor', 'compare values with typeof/Array.isArray instead of reading .constructor'],
-  ['prototype', 'use plain objects and functions; prototypes are not reachable from a workflow'],
+  [
+    'prototype',
+    'use plain objects and functions; prototypes are not reachable from a workflow (for an own-property check use Object.hasOwn(obj, key))',
+  ],
   ['__proto__', 'use Object.create(null) or a plain object literal instead of __proto__'],
   ['arguments', 'use rest parameters (...params) instead of .arguments'],
 ]);
 export const DEFAULT_MEMBER_HINT = 'this member reaches host internals; remove the access';
+
+/**
+ * The safe alternative to a borrowed prototype method (`Object.prototype.hasOwnProperty.call`,
+ * `Array.prototype.slice.call`), or undefined when there is no more specific hint.
+ */
+export function prototypeMethodHint(owner: string | null, method: string): string | undefined {
+  if (method === 'hasOwnProperty')
+    return 'use Object.hasOwn(obj, key) instead of Object.prototype.hasOwnProperty.call(obj, key)';
+  if (method === 'propertyIsEnumerable')
+    return 'use Object.keys(obj).includes(key) instead of borrowing propertyIsEnumerable';
+  if (owner === 'Object' && method === 'toString')
+    return 'use typeof, Array.isArray(value) or String(value) instead of Object.prototype.toString';
+  if (owner === 'Array')
+    return `call it on the array itself (list.${method}(...)), or make one first with Array.from(value)`;
+  if (owner === 'String') return `call it on the string itself: String(value).${method}(...)`;
+  return undefined;
+}
 
 /** Node built-in module names (Node 20). Any `node:` or `bun:` specifier is refused too. */
 export const NODE_MODULES: ReadonlySet<string> = new Set([
@@ -198,8 +218,10 @@ export const KNOWN_GLOBALS: ReadonlySet<string> = new Set([
   'unescape',
 ]);
 
+/** Globals the @wf/bridge prelude defines for workflows: `console`, whose methods write through wf.log. */
+export const PRELUDE_GLOBALS: ReadonlySet<string> = new Set(['console']);
+
 export const UNKNOWN_GLOBAL_HINT: ReadonlyMap<string, string> = new Map([
-  ['console', 'use wf.log(message) instead of console'],
   ['wf', 'pass wf into the helper as a parameter (it exists only inside run(wf, args))'],
   ['args', 'pass args into the helper as a parameter (it exists only inside run(wf, args))'],
   ['document', 'there is no DOM; ask a child agent via wf.runAgent'],

@@ -159,7 +159,7 @@ describe('WF_SOURCE_LINT_UNKNOWN_WF_METHOD', () => {
 });
 
 describe('profiles', () => {
-  const source = inRun('while (true) {}\n  wf.runAgent({});\n  console.log(1);');
+  const source = inRun('while (true) {}\n  wf.runAgent({});\n  document.title;');
 
   it('reports lints as warnings by default (ok stays true)', () => {
     const result = checkWorkflowSource(source);

@@ -13,6 +13,18 @@ describe('forbidden member names', () => {
     expect(errors[0]?.hint.length).toBeGreaterThan(10);
   });
 
+  it.each([
+    ['Object.prototype.hasOwnProperty.call(args, "k")', 'Object.hasOwn(obj, key)'],
+    ['Object.prototype.toString.call(args)', 'Array.isArray'],
+    ['Array.prototype.slice.call(args)', 'list.slice(...)'],
+    ['String.prototype.trim.call(args)', 'String(value).trim(...)'],
+    ['args.prototype', 'Object.hasOwn(obj, key)'],
+  ])('refuses %s with a hint naming the safe alternative', (expr, hint) => {
+    const errors = errorsOf(inRun(`return ${expr};`));
+    expect(errors.map((d) => d.code)).toEqual([M]);
+    expect(errors[0]?.hint).toContain(hint);
+  });
+
   it.each([...FORBIDDEN_MEMBERS])("refuses ['%s'] in computed access", (name) => {
     expect(errorCodes(inRun(`return args['${name}'];`))).toEqual([M]);
   });

@@ -45,10 +45,33 @@ const Box = class { #v; constructor(v) { this.#v = v; } get v() { return this.#v
     expect(d?.message).toContain('async function run');
   });
 
-  it('tells a model that wrote `const run = async () => {}` to use a function declaration', () => {
-    const [d] = errorsOf('const run = async (wf) => wf.runAgent({});');
-    expect(d?.code).toBe('WF_SOURCE_SHAPE');
-    expect(d?.hint).toContain('not a const');
+  it('accepts `const run = async (wf, args) => ...` and checks it like the declaration', () => {
+    expect(errorCodes('const run = async (wf) => wf.runAgent({});')).toEqual([]);
+    expect(
+      errorCodes('const run = async function (wf, args) { return wf.runAgent({}); };'),
+    ).toEqual([]);
+    // the same rules as for the declaration: async, at most two parameters, one run
+    expect(errorsOf('const run = (wf) => wf.runAgent({});')[0]?.message).toContain(
+      'must be an async function',
+    );
+    expect(errorsOf('const run = async (wf, a, b) => wf.runAgent({});')[0]?.message).toContain(
+      'at most 2',
+    );
+    // two runs do not even parse as a script
+    expect(errorCodes(`const run = async (wf) => wf.runAgent({});\n${RUN}`)).toEqual([
+      'WF_SOURCE_SYNTAX',
+    ]);
+    // a run that is not a function is still no run
+    const d = errorsOf('const run = 1;').find((e) => e.line === 1 && e.column === 1);
+    expect(d?.message).toContain('no top-level `async function run');
+    expect(d?.hint).toContain('const run = async (wf, args) =>');
+  });
+
+  it.each([
+    ['a top-level class declaration', 'class A { m() { return 1; } }'],
+    ['a use strict directive', "'use strict';"],
+  ])('accepts %s (no security reason to refuse it)', (_name, extra) => {
+    expect(errorCodes(`${extra}\n${RUN}`)).toEqual([]);
   });
 
   it.each([
@@ -70,14 +93,10 @@ const Box = class { #v; constructor(v) { this.#v = v; } get v() { return this.#v
   it.each([
     ['an expression statement', 'run();', 'expression statement'],
     ['a call at top level', 'wf.runAgent({});', 'expression statement'],
-    ['top-level let', 'let x = 1;', '`let`'],
-    ['top-level var', 'var x = 1;', '`var`'],
-    ['a top-level class declaration', 'class A {}', 'class declarations'],
     ['a top-level if', 'if (true) {}', '`if` statement'],
     ['a top-level block', '{ }', 'block'],
     ['a top-level loop', 'for (const x of []) {}', '`for...of` loop'],
     ['a top-level try', 'try {} catch {}', '`try` statement'],
-    ['a top-level directive', "'use strict';", "directive 'use strict'"],
   ])('refuses %s', (_name, extra, text) => {
     const errors = errorsOf(`${extra}\n${RUN}`);
     expect(errors.map((d) => d.code)).toContain('WF_SOURCE_SHAPE');
@@ -89,6 +108,7 @@ const Box = class { #v; constructor(v) { this.#v = v; } get v() { return this.#v
     expect(errorCodes(`const A = class { static { globalThis; } };\n${RUN}`)).toContain(
       'WF_SOURCE_SHAPE',
     );
+    expect(errorCodes(`class C { static { } }\n${RUN}`)).toEqual(['WF_SOURCE_SHAPE']);
     expect(errorCodes(inRun('const B = class { static { } };'))).toEqual(['WF_SOURCE_SHAPE']);
   });
 

@@ -21,6 +21,7 @@ import { parseInteger, readArgs } from './args.js';
 import { type CliContext, printJson, printLine, printNote } from './context.js';
 import { CliError, EXIT, type ExitCode } from './errors.js';
 import { type ResolvedEntry, resolveTarget } from './resolve.js';
+import { guestErrorPosition, sourceExcerpt } from './source-excerpt.js';
 import { resolveRunTarget, storeError } from './store-error.js';
 import { workflowResolver } from './shipped.js';
 import {
@@ -185,7 +186,16 @@ export async function runCommand(
       ? { requires: { environment: entry.capsule.requires.environment } }
       : {}),
   });
-  return finishRun(ctx, engine, handle, store, options.progress !== false, entry.name);
+  return finishRun(
+    ctx,
+    engine,
+    handle,
+    store,
+    options.progress !== false,
+    entry.name,
+    undefined,
+    'source' in workflow ? workflow.source : undefined,
+  );
 }
 
 /**
@@ -319,6 +329,8 @@ async function finishRun(
   progress: boolean,
   workflowName: string,
   resumedFrom?: string,
+  /** The workflow's source, to show an excerpt where a guest error was raised. */
+  source?: string,
 ): Promise<ExitCode> {
   let interrupted = false;
   let view: ProgressView | undefined;
@@ -400,8 +412,12 @@ async function finishRun(
     printLine(ctx, cleanLines(resultText(done.result)));
     printLine(ctx);
   }
-  if (done.error)
+  if (done.error) {
     printNote(ctx, `error: ${clean(done.error.code)}: ${cleanLines(done.error.message)}`);
+    const at = source === undefined ? undefined : guestErrorPosition(done.error.message);
+    const excerpt = at && source !== undefined ? sourceExcerpt(source, at) : undefined;
+    if (excerpt) printNote(ctx, excerpt);
+  }
   const c = done.cost;
   printLine(
     ctx,

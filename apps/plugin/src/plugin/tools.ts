@@ -1,6 +1,7 @@
 // The three model-facing tools. DSH's raw `tools.register` sends the parameter schema to the
 // model but does not validate arguments, so each tool validates its own with valibot and
 // answers a bad call with a message naming the field.
+import { PATTERN_IDS, WORKFLOW_NAME_PATTERN } from '@wf/bridge';
 import * as v from 'valibot';
 import type { HostAgent } from '@wf/dsh-adapter';
 import { failure } from '@wf/errors';
@@ -10,6 +11,53 @@ import type { Manager } from './manage.js';
 import type { WorkflowService } from './service.js';
 
 const ANY_JSON = { description: 'any JSON value' };
+
+/**
+ * The inline manifest as the model sees it: every field optional (the plugin fills in the
+ * rest), the allowed values listed, no other keys.
+ */
+export const INLINE_MANIFEST_PARAMETER = {
+  type: 'object',
+  description:
+    'Optional for inline source; every field is optional and missing ones get defaults. No other keys are accepted.',
+  properties: {
+    name: {
+      type: 'string',
+      pattern: WORKFLOW_NAME_PATTERN.source,
+      description:
+        'kebab-case: a lowercase letter, then lowercase letters, digits or hyphens (max 64). Default inline-workflow.',
+    },
+    description: { type: 'string', description: 'One line on what the workflow does.' },
+    phases: {
+      type: 'array',
+      items: { type: 'string' },
+      description: 'Phase names the workflow uses with wf.phase (informational). Default ["main"].',
+    },
+    readOnly: {
+      type: 'boolean',
+      description: 'true when no child may modify files. Default false.',
+    },
+    maxAgents: { type: 'integer', minimum: 1, description: 'Most children the run may start.' },
+    maxConcurrency: {
+      type: 'integer',
+      minimum: 1,
+      description: 'Most children at once; at most maxAgents.',
+    },
+    plannedAgents: {
+      type: 'integer',
+      minimum: 1,
+      description: 'Expected children; at most maxAgents.',
+    },
+    tokenBudget: { type: 'integer', minimum: 1, description: 'Token budget for all children.' },
+    patterns: {
+      type: 'array',
+      items: { type: 'string', enum: [...PATTERN_IDS] },
+      description:
+        'Orchestration patterns used (informational). Default ["fan-out-and-synthesize"].',
+    },
+  },
+  additionalProperties: false,
+} as const;
 
 export const RunArgs = v.strictObject({
   name: v.optional(v.pipe(v.string(), v.minLength(1))),
@@ -114,7 +162,7 @@ export function createTools(service: WorkflowService, manager: Manager): ToolDef
             type: 'string',
             description: 'Inline workflow: `async function run(wf, args) { ... }`.',
           },
-          manifest: { type: 'object', description: 'The inline workflow manifest.' },
+          manifest: INLINE_MANIFEST_PARAMETER,
           args: { description: 'JSON arguments passed to run(wf, args).' },
           wait: { type: 'boolean', description: 'Wait for the result (default true).' },
         },

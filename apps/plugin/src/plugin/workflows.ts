@@ -1,6 +1,6 @@
 // Which workflow a tool call or command means: the listing the model sees, and a name or inline
 // source turned into one resolved entry (the shared resolver in @wf/catalog-fs does the names).
-import { parseManifest, type WorkflowManifest } from '@wf/bridge';
+import { parseManifest, type WorkflowManifest, withManifestDefaults } from '@wf/bridge';
 import { type Catalog, defaultManifest, type WorkflowEntry } from '@wf/catalog-fs';
 import type { HostAgent } from '@wf/dsh-adapter';
 import type { Trust } from '@wf/engine';
@@ -86,7 +86,10 @@ export async function resolveInput(
     (typeof input.manifest !== 'object' || input.manifest === null)
   )
     return fail('WF_PLUGIN_INVALID_INPUT', '`manifest` must be a JSON object');
-  const parsed = parseManifest(input.manifest ?? inlineManifest(state), {
+  // Every manifest field is optional inline: what the model left out comes from the defaults.
+  const defaults = inlineManifest(state);
+  const given = input.manifest as Record<string, unknown> | undefined;
+  const parsed = parseManifest(given ? withManifestDefaults(given, defaults) : defaults, {
     limits: { maxAgents: state.config.maxAgents, maxConcurrency: state.config.maxConcurrency },
   });
   if (!parsed.ok)

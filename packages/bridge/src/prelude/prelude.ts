@@ -2,7 +2,8 @@
 // the workflow and calls as prelude(caps, meta). It builds the `wf` object inside the guest:
 // parallel/pipeline lanes (an ordinary failure becomes null, a run-control error propagates),
 // phase (tasks inherit it), a budget mirror fed by every settled call so `wf.budget.spent()` /
-// `remaining()` are synchronous, fire-and-forget `log`, `runAgent` -> null with `lastFailure()`.
+// `remaining()` are synchronous, fire-and-forget `log`, `runAgent` -> null with `lastFailure()`,
+// and a global `console` whose methods write through `wf.log`.
 
 import { RUN_CONTROL_CHECK_SOURCE } from '../run-control.js';
 
@@ -30,6 +31,7 @@ const PRELUDE_BODY = `
   let reserved = 0;
   let lastFailure = null;
   const phases = [];
+  const MAX_CONSOLE_CHARS = 10000;
 
   const isControl = __IS_RUN_CONTROL__;
   const failureOf = (e, name) => {
@@ -103,6 +105,13 @@ const PRELUDE_BODY = `
     });
   };
 
+  // Task methods take the id or the handle spawnAgent resolved with ({ taskId, name }).
+  const idOf = (task) => {
+    if (task === null || typeof task !== 'object') return task;
+    const id = task.taskId;
+    return typeof id === 'string' ? id : task;
+  };
+
   const wf = {
     runId: typeof INIT.runId === 'string' ? INIT.runId : '',
     args: INIT.args === undefined ? null : INIT.args,
@@ -149,11 +158,14 @@ const PRELUDE_BODY = `
       }
       return result;
     },
-    wait: (taskId, options) => call('wait', assign({}, options, { taskId })),
-    snapshot: (taskId) => call('snapshot', { taskId }),
-    output: (taskId) => call('output', { taskId }),
-    send: (taskId, text) => call('send', { taskId, text }).then(() => undefined),
-    stop: (taskId, reason) => call('stop', reason === undefined ? { taskId } : { taskId, reason }).then(() => undefined),
+    wait: (task, options) => call('wait', assign({}, options, { taskId: idOf(task) })),
+    snapshot: (task) => call('snapshot', { taskId: idOf(task) }),
+    output: (task) => call('output', { taskId: idOf(task) }),
+    send: (task, text) => call('send', { taskId: idOf(task), text }).then(() => undefined),
+    stop: (task, reason) => {
+      const taskId = idOf(task);
+      return call('stop', reason === undefined ? { taskId } : { taskId, reason }).then(() => undefined);
+    },
     parallel(thunks, options) {
       if (!isArray(thunks)) return PromiseCtor.reject(new TypeErrorCtor('wf.parallel: the first argument must be an array of functions'));
       let list;
@@ -193,6 +205,44 @@ const PRELUDE_BODY = `
     readFile: (path) => call('readFile', { path }),
     lastFailure: () => lastFailure,
   };
+
+  // console.* writes through wf.log, so it is bounded and recorded like every log. Defined by
+  // the prelude (trusted guest code): a frozen object of guest closures, no host object.
+  const show = (value) => {
+    try {
+      if (typeof value === 'string') return value;
+      if (value instanceof Error) return String(value.name) + ': ' + String(value.message);
+      const json = JSON.stringify(value);
+      return json === undefined ? String(value) : json;
+    } catch (e) {
+      return '[unprintable value]';
+    }
+  };
+  const consoleLine = (level) => freeze((...values) => {
+    let text = '';
+    for (let i = 0; i < values.length; i += 1) text += (i > 0 ? ' ' : '') + show(values[i]);
+    if (text.length > MAX_CONSOLE_CHARS) text = text.slice(0, MAX_CONSOLE_CHARS) + ' ... (truncated)';
+    wf.log(level === '' ? text : '[' + level + '] ' + text);
+  });
+  // Only where there is none: the engine also compiles this prelude in the Node realm for
+  // trusted-local workflows, whose console must stay Node's own.
+  if (typeof globalThis.console === 'undefined') {
+    Object.defineProperty(globalThis, 'console', {
+      value: freeze({
+        log: consoleLine(''),
+        info: consoleLine(''),
+        debug: consoleLine(''),
+        trace: consoleLine(''),
+        dir: consoleLine(''),
+        table: consoleLine(''),
+        warn: consoleLine('warn'),
+        error: consoleLine('error'),
+      }),
+      writable: false,
+      enumerable: false,
+      configurable: false,
+    });
+  }
   return wf;
 `;
 

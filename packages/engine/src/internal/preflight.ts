@@ -68,7 +68,7 @@ export async function preflight(
         'WF_ENGINE_SOURCE_REJECTED',
         `the source of ${manifest.name} breaks the workflow source contract: ${checked.errors
           .slice(0, 5)
-          .map((d) => `${d.line ?? '?'}:${d.column ?? '?'} ${d.code} ${d.message}`)
+          .map((d) => `${d.line ?? '?'}:${d.column ?? '?'} ${d.code} ${d.message}${hintOf(d)}`)
           .join('; ')}`,
       );
     }
@@ -147,4 +147,10 @@ export function checkStart(start: StartOptions): void {
       `engine.start: runId "${start.runId}" must be 1-128 characters of letters, digits, . _ -`,
     );
   }
+}
+
+/** The contract's repair hint, when the checker gave one: the author's next step. */
+function hintOf(d: unknown): string {
+  const hint = (d as { hint?: unknown }).hint;
+  return typeof hint === 'string' && hint !== '' ? ` (hint: ${hint})` : '';
 }

@@ -115,10 +115,31 @@ for (const proto of [FunctionProto, AsyncFunctionProto, GeneratorFunctionProto, 
 // Bridge-internal helpers use only captured intrinsics and never write into objects the guest
 // can reach before they are returned.
 const cut = (s, n) => (s.length > n ? apply(stringSlice, s, [0, n]) : s);
+// Where in the guest program an error was raised: the first workflow.js frame of its stack
+// (the file name worker-lifecycle.js gives the wrapped program), as that file's line:column.
+const GUEST_FRAME = 'workflow.js:';
+const digitsAt = (s, i) => {
+  let n = 0;
+  let j = i;
+  while (j < s.length && j - i < 9 && s[j] >= '0' && s[j] <= '9') {
+    n = n * 10 + NumberC(s[j]);
+    j += 1;
+  }
+  return j === i ? null : { n, end: j };
+};
+const frameOf = (stack) => {
+  const at = apply(stringIndexOf, stack, [GUEST_FRAME]);
+  if (at < 0) return undefined;
+  const line = digitsAt(stack, at + GUEST_FRAME.length);
+  if (line === null || stack[line.end] !== ':') return undefined;
+  const column = digitsAt(stack, line.end + 1);
+  return column === null ? undefined : { line: line.n, column: column.n };
+};
 const describe = (e) => {
   let name = 'Error';
   let message = '';
   let code;
+  let frame;
   try {
     if (isObjectLike(e)) {
       const n = e.name;
@@ -127,6 +148,8 @@ const describe = (e) => {
       if (typeof m === 'string') message = m;
       const c = e.code;
       if (typeof c === 'string') code = c;
+      const st = e.stack;
+      if (typeof st === 'string') frame = frameOf(cut(st, 4000));
     } else if (typeof e === 'string') {
       message = e;
     } else if (typeof e === 'symbol') {
@@ -139,6 +162,7 @@ const describe = (e) => {
   }
   const out = { name: cut(name, 100), message: cut(message, maxErrorChars) };
   if (code !== undefined) out.code = cut(code, 100);
+  if (frame !== undefined) { out.line = frame.line; out.column = frame.column; }
   return jsonStringify(out);
 };
 const toError = (e) => {

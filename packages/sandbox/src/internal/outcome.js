@@ -22,6 +22,25 @@ export function classifyEngineError(d) {
 }
 
 /**
+ * Lines worker-lifecycle.js puts before the guest program in workflow.js (the wrapper's
+ * `(function () { 'use strict';` line): a frame's line minus this is the line in the source.
+ */
+export const GUEST_LINE_OFFSET = 1;
+
+/**
+ * `line L:C: ` in the guest's own source for an error raised there, or '' (no such frame).
+ * At the front of the message, so truncating a long message never cuts it off.
+ * @param {{ line?: number, column?: number }} d
+ */
+function sourcePosition(d) {
+  const line = typeof d.line === 'number' ? d.line - GUEST_LINE_OFFSET : 0;
+  const column = typeof d.column === 'number' ? d.column : 0;
+  return Number.isSafeInteger(line) && line >= 1 && Number.isSafeInteger(column) && column >= 1
+    ? `line ${line}:${column}: `
+    : '';
+}
+
+/**
  * Decodes the kernel's launch result: a kind letter (O value, U undefined, L too large, B not
  * JSON, E error) and its body, checked against the size and depth limits.
  * @param {{ maxResultBytes: number, maxJsonDepth: number }} L
@@ -56,7 +75,7 @@ export function decodeLaunch(L, text) {
       message: `the result is larger than ${L.maxResultBytes} bytes`,
     };
   }
-  /** @type {{ name?: string, message?: string, code?: string }} */
+  /** @type {{ name?: string, message?: string, code?: string, line?: number, column?: number }} */
   let d = {};
   try {
     d = JSON.parse(body);
@@ -83,7 +102,7 @@ export function decodeLaunch(L, text) {
     return {
       status: 'failed',
       code: 'WF_SANDBOX_GUEST_ERROR',
-      message: `${name}: ${message}`,
+      message: `${sourcePosition(d)}${name}: ${message}`,
       ...(guestCode !== undefined ? { guestCode } : {}),
     };
   }

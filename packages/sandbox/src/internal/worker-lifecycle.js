@@ -255,6 +255,7 @@ export function setUp(run, entry) {
     const alone = ctx.evalCode(run.msg.source, 'workflow.js', { strict: true, compileOnly: true });
     if (alone.error === undefined) alone.value.dispose();
     // The leading and trailing newlines keep a trailing line comment from swallowing the return.
+    // One line precedes the source: outcome.js GUEST_LINE_OFFSET maps error frames back.
     const wrapped = `(function () { 'use strict';\n${run.msg.source}\n;return typeof run === 'function' ? run : undefined; })()`;
     const guest =
       alone.error === undefined

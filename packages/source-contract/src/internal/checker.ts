@@ -12,6 +12,8 @@ import {
   FORBIDDEN_MEMBERS,
   isNodeModuleSpecifier,
   KNOWN_GLOBALS,
+  PRELUDE_GLOBALS,
+  prototypeMethodHint,
   UNKNOWN_GLOBAL_HINT,
 } from '../policy.js';
 import { AGENT_METHOD_NAMES, WF_METHOD_NAMES, WF_METHODS } from '../wf-methods.js';
@@ -26,6 +28,8 @@ export interface Finding {
 }
 
 type Node = t.Node;
+/** The workflow's entry point: `async function run` or `const run = async (...) => ...`. */
+type RunFunction = t.FunctionDeclaration | t.ArrowFunctionExpression | t.FunctionExpression;
 
 /** A lexical scope. `fn` scopes receive `var` and parameters. Values are the declaring nodes. */
 class Scope {
@@ -245,8 +249,9 @@ export class Analyzer {
   private readonly wfMembers: WfMember[] = [];
   private readonly global = new Scope(null, true);
   private agentCalls = 0;
+  private readonly memberHints = new Map<Node, string>();
   private runParam: Node | null = null;
-  private runNode: t.FunctionDeclaration | null = null;
+  private runNode: RunFunction | null = null;
 
   analyze(program: t.Program): Finding[] {
     this.checkProgramShape(program);
@@ -259,7 +264,7 @@ export class Analyzer {
     if (this.runNode && this.agentCalls === 0) {
       this.report(
         C.WF_SOURCE_LINT_NO_AGENT_WORK,
-        this.runNode.id ?? this.runNode,
+        (this.runNode.type === 'FunctionDeclaration' ? this.runNode.id : null) ?? this.runNode,
         '`run` never calls an agent method (runAgent, spawnAgent, synthesize, workflow)',
         'delegate the work to child agents with await wf.runAgent({ name, prompt })',
       );
@@ -332,32 +337,29 @@ export class Analyzer {
         'delete the first line starting with #!',
       );
     }
-    for (const directive of program.directives) {
-      this.report(
-        C.WF_SOURCE_SHAPE,
-        directive,
-        `top-level directive '${directive.value.value}' is not allowed`,
-        'remove it: workflow source is always strict-mode code',
-      );
-    }
+    // Directives ('use strict') are accepted: the program already runs as strict code, so a
+    // directive changes nothing. A top-level class declaration is accepted like
+    // `const X = class {}` (static blocks stay refused in both).
     let runs = 0;
+    const countRun = (node: Node, fn: RunFunction): void => {
+      runs++;
+      if (runs > 1) {
+        this.report(
+          C.WF_SOURCE_SHAPE,
+          node,
+          '`run` is declared more than once',
+          'keep exactly one `async function run(wf, args)`; rename the others',
+        );
+      } else this.checkRun(fn);
+    };
     for (const statement of program.body) {
       switch (statement.type) {
         case 'FunctionDeclaration':
-          if (statement.id?.name === 'run') {
-            runs++;
-            if (runs > 1) {
-              this.report(
-                C.WF_SOURCE_SHAPE,
-                statement,
-                '`run` is declared more than once',
-                'keep exactly one `async function run(wf, args)`; rename the others',
-              );
-            } else this.checkRun(statement);
-          }
+          if (statement.id?.name === 'run') countRun(statement, statement);
           break;
         case 'VariableDeclaration':
           if (statement.kind !== 'const') {
+            // top-level mutable state stays refused (the hostile corpus holds it)
             this.report(
               C.WF_SOURCE_SHAPE,
               statement,
@@ -365,14 +367,19 @@ export class Analyzer {
               'use const at top level, or move the variable inside run',
             );
           }
+          for (const d of statement.declarations) {
+            if (d.id.type !== 'Identifier' || d.id.name !== 'run') continue;
+            const init = d.init;
+            if (
+              statement.kind === 'const' &&
+              (init?.type === 'ArrowFunctionExpression' || init?.type === 'FunctionExpression')
+            ) {
+              // `const run = async (wf, args) => { ... }` is the same program as the declaration.
+              countRun(d, init);
+            }
+          }
           break;
         case 'ClassDeclaration':
-          this.report(
-            C.WF_SOURCE_SHAPE,
-            statement,
-            'top-level class declarations are not allowed',
-            `write it as \`const ${statement.id?.name ?? 'Name'} = class { ... }\``,
-          );
           break;
         case 'EmptyStatement':
           break; // a stray `;` after a declaration runs nothing
@@ -397,7 +404,7 @@ export class Analyzer {
       }
     }
     if (runs === 0) {
-      const constRun = program.body.some(
+      const otherRun = program.body.some(
         (s) =>
           s.type === 'VariableDeclaration' &&
           s.declarations.some((d) => d.id.type === 'Identifier' && d.id.name === 'run'),
@@ -406,14 +413,14 @@ export class Analyzer {
         C.WF_SOURCE_SHAPE,
         { line: 1, column: 1 },
         'the workflow has no top-level `async function run(wf, args)`',
-        constRun
-          ? 'declare run as a function: `async function run(wf, args) { ... }`, not a const'
+        otherRun
+          ? 'declare run as a function: `async function run(wf, args) { ... }` or `const run = async (wf, args) => { ... }`'
           : 'wrap the workflow in `async function run(wf, args) { ... }` and return its result',
       );
     }
   }
 
-  private checkRun(run: t.FunctionDeclaration): void {
+  private checkRun(run: RunFunction): void {
     this.runNode = run;
     if (!run.async || run.generator) {
       this.report(
@@ -617,7 +624,7 @@ export class Analyzer {
       C.WF_SOURCE_FORBIDDEN_MEMBER,
       node,
       `${how} \`${name}\` is not allowed`,
-      FORBIDDEN_MEMBER_HINT.get(name) ?? DEFAULT_MEMBER_HINT,
+      this.memberHints.get(node) ?? FORBIDDEN_MEMBER_HINT.get(name) ?? DEFAULT_MEMBER_HINT,
     );
   }
 
@@ -906,6 +913,21 @@ export class Analyzer {
       this.checkComputedKey(property, 'computed member', FORBIDDEN_MEMBERS);
       this.push(property, scope);
     } else if (property.type === 'Identifier') {
+      // `X.prototype.method`: the outer member is visited first, so the inner `prototype`
+      // finding can name the safe alternative for that method.
+      const inner = node.object;
+      if (
+        (inner.type === 'MemberExpression' || inner.type === 'OptionalMemberExpression') &&
+        !inner.computed &&
+        inner.property.type === 'Identifier' &&
+        inner.property.name === 'prototype'
+      ) {
+        const hint = prototypeMethodHint(
+          inner.object.type === 'Identifier' ? inner.object.name : null,
+          property.name,
+        );
+        if (hint !== undefined) this.memberHints.set(inner.property, hint);
+      }
       if (FORBIDDEN_MEMBERS.has(property.name)) {
         this.forbiddenMember(property.name, property, 'member');
       }
@@ -1053,7 +1075,7 @@ export class Analyzer {
           `\`${ref.name}\` is a host name and is not available in a workflow`,
           hint,
         );
-      } else if (!KNOWN_GLOBALS.has(ref.name)) {
+      } else if (!KNOWN_GLOBALS.has(ref.name) && !PRELUDE_GLOBALS.has(ref.name)) {
         const seen = unknown.get(ref.name);
         if (seen) seen.count++;
         else unknown.set(ref.name, { node: ref.node, count: 1 });

@@ -345,9 +345,40 @@ describe('raw capabilities are out of reach (checker bypassed)', () => {
       'WebAssembly',
       'setTimeout',
       'queueMicrotask',
-      'console',
     ]) {
       expect(res.names, n).not.toContain(n);
     }
+  });
+
+  it('console is a frozen object of guest closures writing through wf.log, bounded like logs', async () => {
+    const r = await attack(
+      `const out = {};
+       const t = (k, f) => { try { f(); out[k] = 'changed'; } catch (e) { out[k] = 'refused'; } };
+       t('replace', () => { console.log = () => 'hijacked'; });
+       t('fnprop', () => { console.log.extra = 1; });
+       out.frozen = [console, console.log, console.error].map((o) => Object.isFrozen(o));
+       out.own = Reflect.ownKeys(console).sort();
+       const odd = { get name() { throw new Error('getter'); } };
+       console.log('plain', 1, { a: [2] }, null, undefined);
+       console.error('failed:', new TypeError('boom'), odd);
+       console.warn('x'.repeat(20000));
+       await wf.runAgent({ name: 'a', prompt: 'p' });
+       return out;`,
+      { checker: false },
+    );
+    expect(r.done.status, JSON.stringify(r.done.error)).toBe('completed');
+    const out = r.done.result as Record<string, unknown>;
+    // (a guest may still shadow or redefine its own global console: that only affects itself)
+    expect([out.replace, out.fnprop]).toEqual(['refused', 'refused']);
+    expect(out.frozen).toEqual([true, true, true]);
+    expect(out.own).toEqual(['debug', 'dir', 'error', 'info', 'log', 'table', 'trace', 'warn']);
+    const logs = r.events
+      .filter((e) => e.type === 'workflow-log')
+      .map((e) => (e as { data?: { message?: string } }).data?.message ?? '');
+    expect(logs[0]).toBe('plain 1 {"a":[2]} null undefined');
+    expect(logs[1]).toBe('[error] failed: TypeError: boom [unprintable value]');
+    // one line is cut at 10,000 characters, so a flood goes through the per-run log bound
+    expect(logs[2]?.length).toBeLessThan(10_100);
+    expect(logs[2]).toMatch(/^\[warn\] x+ \.\.\. \(truncated\)$/);
   });
 });

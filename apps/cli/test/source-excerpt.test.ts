@@ -1,0 +1,42 @@
+// The excerpt `wf run` prints under a guest error: numbered lines, the caret under the column.
+import { describe, expect, it } from 'vitest';
+import { guestErrorPosition, sourceExcerpt } from '../src/cli/source-excerpt.js';
+
+const SOURCE = [
+  'async function run(wf, args) {',
+  '  const x = args.items;',
+  '  return x.foo.bar;',
+  '}',
+].join('\n');
+
+describe('source excerpt', () => {
+  it('reads the sandbox position prefix, and nothing else', () => {
+    expect(guestErrorPosition("line 3:15: TypeError: cannot read property 'bar'")).toEqual({
+      line: 3,
+      column: 15,
+    });
+    expect(guestErrorPosition('TypeError: line 3:15: no')).toBeUndefined();
+    expect(guestErrorPosition('the workflow threw')).toBeUndefined();
+  });
+
+  it('numbers the lines around the error and puts the caret under its column', () => {
+    expect(sourceExcerpt(SOURCE, { line: 3, column: 15 })).toBe(
+      [
+        '  1 | async function run(wf, args) {',
+        '  2 |   const x = args.items;',
+        '> 3 |   return x.foo.bar;',
+        '    |               ^',
+        '  4 | }',
+      ].join('\n'),
+    );
+  });
+
+  it('shows nothing for a position outside the source, and blanks control characters', () => {
+    expect(sourceExcerpt(SOURCE, { line: 9, column: 1 })).toBeUndefined();
+    expect(sourceExcerpt(SOURCE, { line: 1, column: 80 })).toBeUndefined();
+    const hostile = 'async function run() {\n  \u001b[2Jthrow 1;\n}';
+    const out = sourceExcerpt(hostile, { line: 2, column: 7 }) ?? '';
+    expect(out).not.toContain('\u001b');
+    expect(out.split('\n')[2]).toBe('    |       ^');
+  });
+});
