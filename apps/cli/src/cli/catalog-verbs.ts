@@ -6,7 +6,8 @@ import type { Catalog, CatalogScope } from '@wf/catalog-fs';
 import { clean } from '../progress/frame.js';
 import { type CliContext, printJson, printLine } from './context.js';
 import { CliError, EXIT, type ExitCode } from './errors.js';
-import { openProjectCatalog, shippedWorkflows } from './workspace.js';
+import { shippedWorkflows } from './shipped.js';
+import { openProjectCatalog } from './workspace.js';
 
 type ScopeOption = { scope?: string };
 
