@@ -4,20 +4,29 @@
 // round-robin by owner (the run that asked), so one run's many validations delay another run's
 // by at most one job per busy worker, not by its whole backlog.
 import { Worker } from 'node:worker_threads';
+import { taskCpuMs } from '@wf/sandbox';
 
 const WORKER_URL = new URL('./schema-worker.js', import.meta.url);
 
 /** Bounds of the schema workers. */
 export interface SchemaWorkerLimits {
+  /** CPU time of the worker thread one compile + validation may use (wall time where no CPU clock). */
   readonly timeoutMs: number;
+  /** Wall time one job may take even when its worker is starved of CPU (a loaded machine). */
+  readonly wallBackstopMs?: number;
   readonly maxWorkers: number;
   readonly maxHeapMb: number;
   readonly idleMs: number;
 }
 
 export const SCHEMA_WORKER_LIMITS: SchemaWorkerLimits = Object.freeze({
-  /** Longest one compile + validation may take before its worker is ended. */
+  /**
+   * CPU time one compile + validation may use before its worker is ended. Counted in the worker
+   * thread's CPU time, so a busy machine never fails an innocent validation.
+   */
   timeoutMs: 1_000,
+  /** A job that waited this long in wall time ends anyway (a starved worker must not hang a run). */
+  wallBackstopMs: 30_000,
   /** Workers running at once; further jobs wait in order. */
   maxWorkers: 4,
   /** V8 old-generation heap of one worker, in MiB. */
@@ -48,6 +57,11 @@ interface Slot {
   ready: boolean;
   job: Job | undefined;
   timer: ReturnType<typeof setTimeout> | undefined;
+  /** The worker thread's OS task id (Linux), for its CPU clock; null elsewhere. */
+  tid: number | null;
+  /** CPU ms of the worker thread and wall ms when the running job's clock started. */
+  cpuAtStart: number;
+  wallAtStart: number;
 }
 
 export interface SchemaPool {
@@ -107,30 +121,42 @@ export function createSchemaPool(limits: SchemaWorkerLimits = SCHEMA_WORKER_LIMI
     });
     // An idle worker must not keep the host process alive; a running job's timer does.
     worker.unref();
-    const slot: Slot = { worker, ready: false, job: undefined, timer: undefined };
+    const slot: Slot = {
+      worker,
+      ready: false,
+      job: undefined,
+      timer: undefined,
+      tid: null,
+      cpuAtStart: Number.NaN,
+      wallAtStart: 0,
+    };
     // A worker that never loads (a broken install) must not leave its job waiting forever.
     slot.timer = setTimeout(
       () => retire(slot, { ok: false, stage: 'limit', message: 'the schema worker did not start' }),
       30_000,
     );
-    worker.on('message', (answer: (SchemaJobResult & { id: number }) | { ready: true }) => {
-      if ('ready' in answer) {
-        slot.ready = true;
+    worker.on(
+      'message',
+      (answer: (SchemaJobResult & { id: number }) | { ready: true; tid: number | null }) => {
+        if ('ready' in answer) {
+          slot.ready = true;
+          slot.tid = typeof answer.tid === 'number' ? answer.tid : null;
+          if (slot.timer) clearTimeout(slot.timer);
+          slot.timer = undefined;
+          if (slot.job) startClock(slot);
+          else idle(slot);
+          return;
+        }
+        const job = slot.job;
+        if (!job || answer.id !== job.id) return;
         if (slot.timer) clearTimeout(slot.timer);
-        slot.timer = undefined;
-        if (slot.job) startClock(slot);
-        else idle(slot);
-        return;
-      }
-      const job = slot.job;
-      if (!job || answer.id !== job.id) return;
-      if (slot.timer) clearTimeout(slot.timer);
-      slot.job = undefined;
-      const { id: _id, ...result } = answer;
-      job.resolve(result as SchemaJobResult);
-      idle(slot);
-      pump();
-    });
+        slot.job = undefined;
+        const { id: _id, ...result } = answer;
+        job.resolve(result as SchemaJobResult);
+        idle(slot);
+        pump();
+      },
+    );
     worker.on('error', (e: Error & { code?: string }) => {
       const oom = e.code === 'ERR_WORKER_OUT_OF_MEMORY';
       retire(slot, {
@@ -146,17 +172,34 @@ export function createSchemaPool(limits: SchemaWorkerLimits = SCHEMA_WORKER_LIMI
     return slot;
   };
 
+  const threadCpu = (slot: Slot) => (slot.tid === null ? Number.NaN : taskCpuMs(slot.tid));
+
+  // A job's limit is the worker thread's CPU time: on a loaded machine the thread may wait for a
+  // core far longer than it computes, and that wait is no reason to fail an innocent run. The
+  // check re-arms until the job has used timeoutMs of CPU or waited wallBackstopMs.
   const startClock = (slot: Slot) => {
     if (slot.timer) clearTimeout(slot.timer);
-    slot.timer = setTimeout(
-      () =>
-        retire(slot, {
-          ok: false,
-          stage: 'limit',
-          message: `schema validation took longer than ${limits.timeoutMs} ms`,
-        }),
-      limits.timeoutMs,
-    );
+    slot.cpuAtStart = threadCpu(slot);
+    slot.wallAtStart = performance.now();
+    const backstop = limits.wallBackstopMs ?? limits.timeoutMs;
+    const check = () => {
+      const used = threadCpu(slot) - slot.cpuAtStart;
+      const waited = performance.now() - slot.wallAtStart;
+      if (Number.isFinite(used) && used < limits.timeoutMs && waited < backstop) {
+        slot.timer = setTimeout(check, Math.max(20, limits.timeoutMs - used));
+        return;
+      }
+      retire(slot, {
+        ok: false,
+        stage: 'limit',
+        message: Number.isFinite(used)
+          ? used >= limits.timeoutMs
+            ? `schema validation used more than ${limits.timeoutMs} ms of CPU`
+            : `schema validation took longer than ${Math.round(waited)} ms (wall backstop)`
+          : `schema validation took longer than ${limits.timeoutMs} ms`,
+      });
+    };
+    slot.timer = setTimeout(check, limits.timeoutMs);
   };
 
   const pump = () => {

@@ -1,5 +1,6 @@
 // Worker thread that compiles guest-supplied output schemas with ajv and validates answers against
 // them, so ajv's code generation and validation never run on the host's event loop (invariant 6).
+import { readlinkSync } from 'node:fs';
 import { parentPort } from 'node:worker_threads';
 import { Ajv } from 'ajv';
 import { RE2JS } from 're2js';
@@ -79,7 +80,18 @@ function answer(job) {
   }
 }
 
-parentPort?.postMessage({ ready: true });
+/** This thread's OS task id (Linux), so the host can bound a job in this thread's CPU time. */
+function taskId() {
+  try {
+    const link = readlinkSync('/proc/thread-self');
+    const tid = Number(link.slice(link.lastIndexOf('/') + 1));
+    return Number.isSafeInteger(tid) ? tid : null;
+  } catch {
+    return null;
+  }
+}
+
+parentPort?.postMessage({ ready: true, tid: taskId() });
 parentPort?.on('message', (/** @type {{ id: number; schema: string; value?: string }} */ job) => {
   parentPort?.postMessage(answer(job));
 });
