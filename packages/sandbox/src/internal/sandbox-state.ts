@@ -51,6 +51,8 @@ export interface SandboxState {
   runSeq: number;
   workerSeq: number;
   pool: PoolWorker[];
+  /** options.poolSize: workers are started on demand up to this many. */
+  maxWorkers: number;
   /** Workers that died before they ever became ready, in a row (a broken install, not a guest). */
   earlyDeaths: number;
   /**

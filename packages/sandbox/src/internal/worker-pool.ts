@@ -20,6 +20,13 @@ const MAX_EARLY_DEATHS = 3;
 
 export function spawn(s: SandboxState): PoolWorker {
   s.workerSeq += 1;
+  // The first worker compiles the engine itself; later ones get its compiled module.
+  if (s.workerOptions.wasmModule === null) {
+    const compiled = [...s.pool, ...(s.spare === null ? [] : [s.spare])].find(
+      (w) => w.compiled !== null,
+    )?.compiled;
+    if (compiled !== undefined) s.workerOptions.wasmModule = compiled;
+  }
   return new PoolWorker(
     `w${s.workerSeq}`,
     s.workerOptions,
@@ -28,8 +35,31 @@ export function spawn(s: SandboxState): PoolWorker {
   );
 }
 
+/**
+ * The least busy started worker. Workers start on demand: when every started one already holds
+ * a run, one more is started (up to poolSize) for the runs after this one, which do not wait for
+ * it to boot; a worker still starting is used only when no started one is alive.
+ */
 export function pick(s: SandboxState): PoolWorker {
   let best: PoolWorker | undefined;
+  let starting = 0;
+  for (const w of s.pool) {
+    if (!w.alive) continue;
+    if (!w.started) {
+      starting += 1;
+      continue;
+    }
+    if (best === undefined || w.runs.size < best.runs.size) best = w;
+  }
+  if (
+    (best === undefined || best.runs.size > 0) &&
+    starting === 0 &&
+    s.pool.length < s.maxWorkers &&
+    !s.closed
+  ) {
+    s.pool.push(spawn(s));
+  }
+  if (best !== undefined) return best;
   for (const w of s.pool) {
     if (w.alive && (best === undefined || w.runs.size < best.runs.size)) best = w;
   }
@@ -38,6 +68,15 @@ export function pick(s: SandboxState): PoolWorker {
     s.pool.push(best);
   }
   return best;
+}
+
+/**
+ * Starts the spare worker (kept for replays after a worker loss) once the first run is done,
+ * so that it does not compete with the first run for the CPU.
+ */
+export function ensureSpare(s: SandboxState): void {
+  if (s.spare !== null || s.closed || s.earlyDeaths > MAX_EARLY_DEATHS) return;
+  s.spare = spawn(s);
 }
 
 export function replace(s: SandboxState, w: PoolWorker): void {
