@@ -13,7 +13,10 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { calibration } from '@wf/bench';
 import { openRunStore } from '../src/index.js';
+
+await calibration();
 
 const root = realpathSync(mkdtempSync(join(tmpdir(), 'wf-bench-events-')));
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;

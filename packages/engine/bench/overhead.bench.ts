@@ -1,6 +1,7 @@
 // Engine overhead per agent: 1,000 simulated instant agents at concurrency 8, against a plain
 // promise pool driving the same provider with the same fan-out, measured side by side in this
 // run. Prints medians (µs/agent) and ratios; the target is < 100 µs/agent of engine overhead.
+import { calibration } from '@wf/bench';
 import { createGuestPrelude, HOST_CALLS } from '@wf/bridge';
 import { createSandbox } from '@wf/sandbox';
 import {
@@ -9,6 +10,8 @@ import {
   createSimulatedAgents,
   type HostWorkflowApi,
 } from '../src/index.js';
+
+await calibration();
 
 const AGENTS = 1000;
 const CONCURRENCY = 8;
