@@ -41,7 +41,7 @@ const FAILED_GROWS_FOR_OOM = 3;
  */
 
 /** The worker counts as idle once no message or job slice touched the pool for this long. */
-export const IDLE_MS = 2;
+export const IDLE_MS = 5;
 
 /** Pages for a run's memory limit: the hard maximum of its module's linear memory. */
 export function pagesFor(/** @type {number} */ memoryBytes) {
@@ -118,8 +118,13 @@ export class ModulePool {
     this.lastActivity = performance.now();
   }
 
-  /** Idle modules to keep ready: recent peak demand, within [warm, maxIdle]. */
+  /**
+   * Idle modules to keep ready: recent peak demand, within [warm, maxIdle]. While runs are held
+   * (waiting on host calls, say) only `warm`: building more would take CPU from those runs; the
+   * rest is built once they have all ended.
+   */
   target() {
+    if (this.o.active() > 0) return this.o.warm;
     return Math.min(this.o.maxIdle, Math.max(this.o.warm, this.demand));
   }
 

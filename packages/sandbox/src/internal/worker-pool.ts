@@ -36,32 +36,31 @@ export function spawn(s: SandboxState): PoolWorker {
 }
 
 /**
- * The least busy started worker. Workers start on demand: when every started one already holds
- * a run, one more is started (up to poolSize) for the runs after this one, which do not wait for
- * it to boot; a worker still starting is used only when no started one is alive.
+ * Runs a started worker takes on before a worker that is still booting gets one: booting takes
+ * about as long as starting this many runs, and its runs wait until it is ready.
+ */
+const BOOT_PENALTY = 8;
+
+/**
+ * The least busy worker. Workers start on demand: when every worker already holds a run, one
+ * more is started (up to poolSize). A booting worker counts as BOOT_PENALTY runs busier, so
+ * sequential runs never wait for a boot while a burst still spreads over the whole pool.
  */
 export function pick(s: SandboxState): PoolWorker {
   let best: PoolWorker | undefined;
+  let bestLoad = Number.POSITIVE_INFINITY;
   let starting = 0;
   for (const w of s.pool) {
     if (!w.alive) continue;
-    if (!w.started) {
-      starting += 1;
-      continue;
+    if (!w.started) starting += 1;
+    const load = w.runs.size + (w.started ? 0 : BOOT_PENALTY);
+    if (load < bestLoad) {
+      best = w;
+      bestLoad = load;
     }
-    if (best === undefined || w.runs.size < best.runs.size) best = w;
   }
-  if (
-    (best === undefined || best.runs.size > 0) &&
-    starting === 0 &&
-    s.pool.length < s.maxWorkers &&
-    !s.closed
-  ) {
+  if (bestLoad > 0 && starting === 0 && s.pool.length < s.maxWorkers && !s.closed) {
     s.pool.push(spawn(s));
-  }
-  if (best !== undefined) return best;
-  for (const w of s.pool) {
-    if (w.alive && (best === undefined || w.runs.size < best.runs.size)) best = w;
   }
   if (best === undefined) {
     best = spawn(s);
