@@ -49,6 +49,20 @@ const time = async (f: () => Promise<void>) => {
   await f();
   return performance.now() - t;
 };
+// CPU of the whole process (main thread and workers) while one run is in flight: the work on a
+// run's path, which machine load does not inflate the way it inflates wall time.
+const cpuMs = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
+const timeCpu = async (f: () => Promise<void>, into: number[]) => {
+  const c = cpuMs();
+  const t = performance.now();
+  await f();
+  const ms = performance.now() - t;
+  into.push(cpuMs() - c);
+  return ms;
+};
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 for (let i = 0; i < 20; i++) {
@@ -58,13 +72,15 @@ for (let i = 0; i < 20; i++) {
   if (i % 4 === 0) await libOnce();
 }
 const ours: number[] = [];
+const oursCpu: number[] = [];
+const bareCpu: number[] = [];
 const bares: number[] = [];
 const lib: number[] = [];
 const base: number[] = [];
 for (let i = 0; i < ROUNDS; i++) {
   await pause(PACE_MS);
-  ours.push(await time(oursOnce));
-  bares.push(await time(bareOnce));
+  ours.push(await timeCpu(oursOnce, oursCpu));
+  bares.push(await timeCpu(bareOnce, bareCpu));
   base.push(await time(vmOnce));
   if (i % LIB_EVERY === 0) lib.push(await time(libOnce));
 }
@@ -92,6 +108,11 @@ const q = summarize(bares);
 const l = summarize(lib);
 console.log(
   `ratio ours/bare QuickJS p50: ${ratio(o.p50, q.p50)}; library/ours: ${ratio(l.p50, o.p50)}; target ours <= 2x bare: ${o.p50 <= 2 * q.p50 ? 'met' : 'NOT met'}`,
+);
+const oc = summarize(oursCpu);
+const bc = summarize(bareCpu);
+console.log(
+  `CPU on the run's path (all threads) p50: ours ${fmt(oc.p50, 3)} ms, bare QuickJS ${fmt(bc.p50, 3)} ms, ratio ${ratio(oc.p50, bc.p50)} (preparing the next context happens between runs)`,
 );
 header('trivial run + one host call (ms), back-to-back');
 const ob = summarize(oursB2B);

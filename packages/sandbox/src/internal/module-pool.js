@@ -42,6 +42,11 @@ const FAILED_GROWS_FOR_OOM = 3;
 
 /** The worker counts as idle once no message or job slice touched the pool for this long. */
 export const IDLE_MS = 5;
+/**
+ * The same while runs are held: a run between two host calls is not idle, unless its host is
+ * slow (an agent call, say), so building waits longer before it takes the thread.
+ */
+export const HELD_IDLE_MS = 50;
 
 /** Pages for a run's memory limit: the hard maximum of its module's linear memory. */
 export function pagesFor(/** @type {number} */ memoryBytes) {
@@ -240,16 +245,18 @@ export class ModulePool {
 
   /**
    * Idle work, off the critical path: one step (a module, or one stage of a slot) per turn, and
-   * only once the worker has been idle for IDLE_MS, so a run that starts or gets a settlement
-   * meanwhile goes first and waits for at most the step in progress.
+   * only once the worker has been idle for IDLE_MS (HELD_IDLE_MS while runs are held), so a run
+   * that starts or gets a settlement meanwhile goes first and waits for at most the step in
+   * progress.
    */
   scheduleTopUp(delay = IDLE_MS) {
     if (this.topUpTimer !== null) return;
     this.topUpTimer = setTimeout(() => {
       this.topUpTimer = null;
       const quiet = performance.now() - this.lastActivity;
-      if (quiet < IDLE_MS) {
-        this.scheduleTopUp(IDLE_MS - quiet);
+      const needed = this.o.active() > 0 ? HELD_IDLE_MS : IDLE_MS;
+      if (quiet < needed) {
+        this.scheduleTopUp(needed - quiet);
         return;
       }
       void this.topUp();
