@@ -93,8 +93,9 @@ export async function start(msg) {
 /**
  * A fresh runtime + context with the kernel already evaluated, not yet given to any run. It is
  * built while the worker is idle so a run does not wait for the kernel; no guest code has run
- * in it, and it serves exactly one run. Built in two steps (compile the kernel, then run it),
- * the two halves of its cost, so an idle-time build holds up an arriving message for at most one.
+ * in it, and it serves exactly one run. Built in two steps (compile the kernel, about two
+ * thirds of its cost, then run it), so an idle-time build holds up an arriving message for at most
+ * one step.
  * @typedef {object} Slot
  * @property {boolean} ready the kernel ran: the fields below are set
  * @property {ModuleEntry} entry
