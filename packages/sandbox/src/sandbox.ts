@@ -159,7 +159,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     return new Promise<SandboxOutcome>((settle) => {
       const resolve = (o: SandboxOutcome) => {
         settle(o);
-        // After the caller got its result: the spare never delays a first run.
+        // After the caller got its result, if a replacement used the spare up.
         if (s.spare === null) setImmediate(() => ensureSpare(s));
       };
       const start: StartFields = {
@@ -245,5 +245,9 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       'no worker thread could start the QuickJS engine',
     );
   }
+  // The rest of the pool and the spare boot now, in the background (not awaited): a first run
+  // does not wait for them, and later runs do not pay for a boot in their middle.
+  for (let i = 1; i < poolSize; i += 1) s.pool.push(spawn(s));
+  s.spare = spawn(s);
   return Object.freeze({ run, close });
 }

@@ -69,10 +69,7 @@ export function pick(s: SandboxState): PoolWorker {
   return best;
 }
 
-/**
- * Starts the spare worker (kept for replays after a worker loss) once the first run is done,
- * so that it does not compete with the first run for the CPU.
- */
+/** Starts a spare worker (kept for replays after a worker loss) when there is none. */
 export function ensureSpare(s: SandboxState): void {
   if (s.spare !== null || s.closed || s.earlyDeaths > MAX_EARLY_DEATHS) return;
   s.spare = spawn(s);
