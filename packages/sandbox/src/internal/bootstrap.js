@@ -298,6 +298,58 @@ if (typeof Iterator === 'function') {
 try {
   apply(arrayPush, roots, [getOwnPropertyDescriptor((function () { return arguments; })(), 'callee').get]);
 } catch (_) {}
+// QuickJS lets Object.defineProperty, Object.defineProperties and Reflect.defineProperty
+// replace the value of a non-configurable, read-only property of the global object (measured on
+// quickjs-emscripten 0.32: after the loop below, defineProperty(globalThis, 'JSON', { value: {} })
+// succeeded where an ordinary object refuses). The guest's copies refuse what the spec refuses
+// for such a property; the descriptor is read once, so a getter cannot change it in between.
+const definePropertiesC = ObjectC.defineProperties;
+const reflectDefine = Reflect.defineProperty;
+const DESCRIPTOR_KEYS = ['enumerable', 'configurable', 'value', 'writable', 'get', 'set'];
+const snapshot = (desc) => {
+  if (!isObjectLike(desc)) return desc;
+  const out = { __proto__: null };
+  for (const k of DESCRIPTOR_KEYS) if (k in desc) out[k] = desc[k];
+  return out;
+};
+const sameValue = (a, b) => (a === b ? a !== 0 || 1 / a === 1 / b : a !== a && b !== b);
+const refusedOnGlobal = (o, k, d) => {
+  if (o !== G || !isObjectLike(d)) return false;
+  const cur = getOwnPropertyDescriptor(G, k);
+  if (cur === undefined || cur.configurable) return false;
+  if (d.configurable === true || 'get' in d || 'set' in d) return true;
+  if ('enumerable' in d && !d.enumerable !== !cur.enumerable) return true;
+  if (!('value' in cur) || cur.writable) return false;
+  return d.writable === true || ('value' in d && !sameValue(d.value, cur.value));
+};
+const notConfigurable = () => new TypeErrorC('property is not configurable');
+// Method shorthand names the functions like the originals without a binding that would shadow
+// the captured defineProperty inside them.
+const guardedDefineProperty = { defineProperty(o, k, desc) {
+  const d = snapshot(desc);
+  if (refusedOnGlobal(o, k, d)) throw notConfigurable();
+  return defineProperty(o, k, d);
+} }.defineProperty;
+const guardedDefineProperties = { defineProperties(o, props) {
+  if (o !== G) return definePropertiesC(o, props);
+  const list = [];
+  const from = ObjectC(props);
+  for (const k of ownKeys(from)) {
+    const pd = getOwnPropertyDescriptor(from, k);
+    if (pd !== undefined && pd.enumerable) apply(arrayPush, list, [[k, snapshot(from[k])]]);
+  }
+  for (const [k, d] of list) if (refusedOnGlobal(G, k, d)) throw notConfigurable();
+  for (const [k, d] of list) defineProperty(G, k, d);
+  return o;
+} }.defineProperties;
+const guardedReflectDefine = { defineProperty(o, k, desc) {
+  const d = snapshot(desc);
+  if (refusedOnGlobal(o, k, d)) return false;
+  return reflectDefine(o, k, d);
+} }.defineProperty;
+defineProperty(ObjectC, 'defineProperty', { value: guardedDefineProperty });
+defineProperty(ObjectC, 'defineProperties', { value: guardedDefineProperties });
+defineProperty(Reflect, 'defineProperty', { value: guardedReflectDefine });
 const globalNames = getOwnPropertyNames(G);
 for (const k of globalNames) {
   const d = getOwnPropertyDescriptor(G, k);

@@ -56,6 +56,38 @@ describe.each(both)('prelude tampering ($label)', ({ checker }) => {
     expect(out.parallel).toEqual([1, 2]);
   });
 
+  it('standard globals cannot be redefined (QuickJS let defineProperty replace them)', async () => {
+    const r = await attack(
+      `const out = {};
+       const g = globalThis;
+       const t = (k, f) => { try { const v = f(); out[k] = v === false ? 'refused' : 'changed'; } catch (e) { out[k] = 'refused'; } };
+       t('define', () => Object.defineProperty(g, 'JSON', { value: { stringify: () => 'forged' } }));
+       t('defineAll', () => Object.defineProperties(g, { Promise: { value: 1 } }));
+       t('reflect', () => Reflect.defineProperty(g, 'Array', { value: 1 }));
+       t('writable', () => Object.defineProperty(g, 'Object', { writable: true }));
+       t('getterDesc', () => {
+         let n = 0;
+         return Object.defineProperty(g, 'Math', { get value() { n += 1; return n === 1 ? Math : 1; } });
+       });
+       out.same = [JSON.stringify({ a: 1 }), typeof Promise, typeof Array, typeof Math.max];
+       out.sameValueOk = Object.defineProperty(g, 'JSON', { value: JSON }) === g;
+       out.parallel = await wf.parallel([() => 1, () => 2]);
+       return out;`,
+      { checker, manifest: {} },
+    );
+    if (rejectedByContract(checker, r)) return;
+    expect(r.done.status).toBe('completed');
+    const out = r.done.result as Record<string, unknown>;
+    for (const k of ['define', 'defineAll', 'reflect', 'writable']) {
+      expect(out[k], k).toBe('refused');
+    }
+    // The descriptor is read once: its first (same) value is what is defined, not the second.
+    expect(out.getterDesc).toBe('changed');
+    expect(out.same).toEqual(['{"a":1}', 'function', 'function', 'function']);
+    expect(out.sameValueOk).toBe(true);
+    expect(out.parallel).toEqual([1, 2]);
+  });
+
   it('poisoned intrinsics cannot redirect parallel or pipeline', async () => {
     const r = await attack(
       `const out = [];

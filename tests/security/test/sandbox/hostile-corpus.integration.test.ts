@@ -19,8 +19,8 @@ afterAll(async () => {
   await sb.close();
 });
 
-// The per-test timeout covers the corpus wall backstop (20 s) plus GRACE_MS.
-describe('hostile corpus', { timeout: 60_000 }, () => {
+// The per-test timeout covers the longest wall backstop (50 s, memory fixtures) plus GRACE_MS.
+describe('hostile corpus', { timeout: 90_000 }, () => {
   it('has at least 60 programs, each with a header', () => {
     expect(corpus.length).toBeGreaterThanOrEqual(60);
   });
