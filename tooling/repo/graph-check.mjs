@@ -151,7 +151,12 @@ for (const w of all) {
       if (spec.startsWith('node:')) continue;
       const pkgName = packageName(spec);
       if (internal(pkgName)) {
-        if (spec !== pkgName) fail(rel, `deep import ${spec}: import the package entry ${pkgName}`);
+        // A subpath is allowed only where the package declares it in `exports` (a light entry
+        // such as @wf/bridge/run-span); anything else reaches into the package's files.
+        const subpath = spec === pkgName ? '.' : `./${spec.slice(pkgName.length + 1)}`;
+        const target = all.find((x) => x.pkg.name === pkgName);
+        const exported = subpath === '.' || Object.hasOwn(target?.pkg.exports ?? {}, subpath);
+        if (!exported) fail(rel, `deep import ${spec}: import the package entry ${pkgName}`);
         if (allowed && !allowed.has(pkgName))
           fail(rel, `imports ${pkgName}, not allowed below ${name}`);
         if (!declared.has(pkgName))

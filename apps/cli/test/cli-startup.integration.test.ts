@@ -31,7 +31,8 @@ const matching = (modules: string[], pattern: RegExp) => modules.filter((m) => p
 
 const BABEL = /npm:@babel\/parser\//;
 const ENGINE = /\/packages\/(engine|sandbox)\/|npm:quickjs|npm:@jitl\//;
-const SCHEMAS = /\/packages\/bridge\/|npm:valibot\//;
+// Any of the bridge but its light run-span entry (no schemas, no prelude), and valibot.
+const SCHEMAS = /\/packages\/bridge\/(?!dist\/run-span\.js$)|npm:valibot\//;
 const PATTERNS = /\/packages\/patterns\//;
 const SCHEMA_WORKER_DEPS = /npm:(ajv|re2js)\//;
 

@@ -6,16 +6,13 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Context } from '@deepseek-ai/cordis';
-import { type Session, SessionStore } from '@deepseek-ai/dsh-session';
-import type { HostAgent, HostSubagentRun } from '@wf/dsh-adapter';
+import type { Session } from '@deepseek-ai/dsh-session';
+import type { HostAgent } from '@wf/dsh-adapter';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseConfig } from '../src/index.js';
-import type { PluginHost, ToolDefinition } from '../src/plugin/host-context.js';
+import type { ToolDefinition } from '../src/plugin/host-context.js';
 import { Manager } from '../src/plugin/manage.js';
-import { apply } from '../src/plugin/plugin.js';
-
-const store = new SessionStore(new Context());
+import { createTestHost } from './helpers/host.js';
 
 let dir: string;
 beforeEach(() => {
@@ -35,84 +32,44 @@ interface Guarded {
 
 /** A host-shaped context whose parent agent really appends its follow-ups to its session. */
 function host(config: Record<string, unknown> = {}, withQuestions = false): Guarded {
-  const tools = new Map<string, ToolDefinition>();
-  const commands: Guarded['commands'] = new Map();
   const starts: string[] = [];
   const approvals: string[] = [];
-  const session = store.create(undefined, { meta: { cwd: dir } });
-  const parent: HostAgent = {
-    id: String(session.id),
-    session,
-    followup(message) {
-      session.append('user/message', message as never, { surfaceOp: 'append' });
-    },
-    inject() {},
-  };
-  let disposer: (() => unknown) | undefined;
-  const services: Record<string, unknown> = {
-    approval: {
-      async request(r: { reason?: string }) {
-        approvals.push(r.reason ?? '');
-        return 'rejected';
+  const h = createTestHost({
+    cwd: dir,
+    config,
+    hostTools: ['read', 'grep', 'bash'],
+    capabilities: { outputSchema: true, toolFilter: true },
+    parentExtra: (session) => ({
+      followup(message) {
+        session.append('user/message', message as never, { surfaceOp: 'append' });
       },
-    },
-    sandboxPolicy: { resolve: () => ({ mode: 'workspace-write', workspaceRoot: dir }) },
-    // rc.8's service keeps its one provider in `provider`; an answerer is registered here
-    userQuestions: withQuestions
-      ? { provider: { ask: async () => ({ answers: [] }) }, ask: async () => ({ answers: [] }) }
-      : undefined,
-  };
-  const ctx: PluginHost = {
-    tools: {
-      register(def) {
-        tools.set(def.name, def);
-        return () => tools.delete(def.name);
+      inject() {},
+    }),
+    services: {
+      approval: {
+        async request(r: { reason?: string }) {
+          approvals.push(r.reason ?? '');
+          return 'rejected';
+        },
       },
-      schemas: () => ['read', 'grep', 'bash', ...tools.keys()].map((n) => ({ name: n })),
+      sandboxPolicy: { resolve: () => ({ mode: 'workspace-write', workspaceRoot: dir }) },
+      // rc.8's service keeps its one provider in `provider`; an answerer is registered here
+      userQuestions: withQuestions
+        ? { provider: { ask: async () => ({ answers: [] }) }, ask: async () => ({ answers: [] }) }
+        : undefined,
     },
-    subagents: {
-      getProvider: (n) =>
-        n === 'spawn'
-          ? { name: 'spawn', capabilities: { outputSchema: true, toolFilter: true } }
-          : undefined,
-      async start(_p, request: { label?: string }): Promise<HostSubagentRun> {
-        starts.push(String(request.label));
-        const child = store.create(undefined, { meta: { cwd: dir, origin: 'subagent' } });
-        const text = `done: ${request.label}`;
-        return {
-          id: String(child.id),
-          localAgent: { id: String(child.id), session: child },
-          result: Promise.resolve({ output: [{ type: 'text', text }], stopReason: 'completed' }),
-          dispose: async () => {},
-        };
-      },
-    },
-    systemPrompt: { section: () => () => {} },
-    commands: {
-      register(def) {
-        commands.set(def.name, def.handler as never);
-        return () => {};
-      },
-    },
-    get: (n) => services[n],
-    effect(execute) {
-      disposer = execute();
-      return disposer;
-    },
-  };
-  const parsed = parseConfig(config);
-  if (!parsed.ok) throw new Error(JSON.stringify(parsed.issues));
-  apply(ctx, parsed.config);
+    onStart: (request) => starts.push(String(request.label)),
+    appendAnswer: false,
+    linkParent: false,
+  });
   return {
-    tools,
-    commands,
-    parent,
-    session,
+    tools: h.tools,
+    commands: h.commands as unknown as Guarded['commands'],
+    parent: h.parent,
+    session: h.parentSession,
     starts,
     approvals,
-    unload: async () => {
-      await disposer?.();
-    },
+    unload: h.unload,
   };
 }
 

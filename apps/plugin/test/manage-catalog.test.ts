@@ -7,93 +7,19 @@ import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSy
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Context } from '@deepseek-ai/cordis';
-import { type Session, SessionStore } from '@deepseek-ai/dsh-session';
-import type { HostAgent, HostSubagentRun } from '@wf/dsh-adapter';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { parseConfig } from '../src/index.js';
-import type { PluginHost, ToolDefinition } from '../src/plugin/host-context.js';
 import { hostDshVersion } from '../src/plugin/host-version.js';
-import { apply } from '../src/plugin/plugin.js';
+import { createTestHost } from './helpers/host.js';
 
-const sessions = new SessionStore(new Context());
 let dir: string;
 beforeEach(() => {
   dir = realpathSync(mkdtempSync(join(tmpdir(), 'wf-plugin-manage-')));
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-const agentFor = (session: Session): HostAgent => ({ id: String(session.id), session });
-
 /** The plugin applied to a host-shaped context whose subagents answer `done: <label>`. */
 function host() {
-  const tools = new Map<string, ToolDefinition>();
-  const parentSession = sessions.create(undefined, { meta: { cwd: dir } });
-  const parent = agentFor(parentSession);
-  const services: Record<string, unknown> = {
-    approval: { request: async () => 'allowed-once' },
-    sandboxPolicy: { resolve: () => ({ mode: 'workspace-write', workspaceRoot: dir }) },
-  };
-  const ctx: PluginHost = {
-    tools: {
-      register(def) {
-        tools.set(def.name, def);
-        return () => tools.delete(def.name);
-      },
-      schemas: () => ['read', 'grep', 'glob', ...tools.keys()].map((name) => ({ name })),
-    },
-    subagents: {
-      getProvider: (n) =>
-        n === 'spawn'
-          ? {
-              name: 'spawn',
-              capabilities: {
-                outputSchema: true,
-                depthLimit: true,
-                toolFilter: true,
-                persona: true,
-              },
-            }
-          : undefined,
-      async start(_provider, request: { label?: string }): Promise<HostSubagentRun> {
-        const session = sessions.create(undefined, {
-          meta: { cwd: dir, origin: 'subagent', parentSession: parentSession.id },
-        });
-        const text = `done: ${request.label}`;
-        session.append(
-          'assistant/message',
-          {
-            turn: 1,
-            step: 1,
-            message: {
-              id: `m-${session.id}`,
-              role: 'assistant',
-              source: { kind: 'model', provider: 't', model: 't' },
-              content: [{ type: 'text', text }],
-            } as never,
-            usage: { inputTokens: 10, outputTokens: 5 },
-          },
-          { surfaceOp: 'append' },
-        );
-        return {
-          id: String(session.id),
-          localAgent: agentFor(session),
-          result: Promise.resolve({ output: [{ type: 'text', text }], stopReason: 'completed' }),
-          dispose: async () => {},
-        };
-      },
-    },
-    systemPrompt: { section: () => () => {} },
-    commands: { register: () => () => {} },
-    get: (n) => services[n],
-    effect(execute) {
-      execute();
-      return () => {};
-    },
-  } as PluginHost;
-  const parsed = parseConfig({});
-  if (!parsed.ok) throw new Error(JSON.stringify(parsed.issues));
-  apply(ctx, parsed.config);
+  const { tools, parent } = createTestHost({ cwd: dir, hostTools: ['read', 'grep', 'glob'] });
   const call = (name: string, args: Record<string, unknown>) => {
     const t = tools.get(name);
     if (!t) throw new Error(`tool ${name} is not registered`);

@@ -4,10 +4,9 @@
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Context } from '@deepseek-ai/cordis';
-import { type Session, SessionStore } from '@deepseek-ai/dsh-session';
+import type { Session } from '@deepseek-ai/dsh-session';
 import { openRunStore } from '@wf/catalog-fs';
-import type { HostAgent, HostJobs, HostSubagentRun } from '@wf/dsh-adapter';
+import type { HostAgent, HostJobs } from '@wf/dsh-adapter';
 import { createEngine, createSimulatedAgents } from '@wf/engine';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import pluginDefault, {
@@ -19,11 +18,9 @@ import pluginDefault, {
 } from '../src/index.js';
 import type { ToolDefinition, PluginHost } from '../src/plugin/host-context.js';
 import { PLUGIN_ERROR_CODES } from '../src/plugin/errors.js';
-import { apply } from '../src/plugin/plugin.js';
 import { promptSection } from '../src/plugin/prompt.js';
 import { splitArgs } from '../src/plugin/command.js';
-
-const store = new SessionStore(new Context());
+import { createTestHost, store } from './helpers/host.js';
 
 let dir: string;
 beforeEach(() => {
@@ -62,33 +59,9 @@ function harness(
     withJobs?: boolean;
   } = {},
 ): Harness {
-  const tools = new Map<string, ToolDefinition>();
-  const sections: { name: string; order: number; text: string }[] = [];
-  const commands = new Map<
-    string,
-    (inv: { agent: HostAgent; rawInput: string; signal: AbortSignal }) => Promise<unknown>
-  >();
   const starts: Harness['starts'] = [];
   const approvals: string[] = [];
   const jobs: Harness['jobs'] = [];
-  let disposer: (() => unknown) | undefined;
-  const parentSession = store.create(undefined, { meta: { cwd: dir } });
-  const parent = agentFor(parentSession);
-  const h: Harness = {
-    gate: Promise.resolve(),
-    ctx: undefined as unknown as PluginHost,
-    tools,
-    sections,
-    commands,
-    parent,
-    parentSession,
-    starts,
-    approvals,
-    jobs,
-    async unload() {
-      await disposer?.();
-    },
-  };
   const services: Record<string, unknown> = {
     approval: options.approval
       ? {
@@ -112,95 +85,20 @@ function harness(
         } satisfies HostJobs)
       : undefined,
   };
-  const ctx: PluginHost = {
-    tools: {
-      register(def) {
-        if (tools.has(def.name)) throw new Error(`duplicate tool ${def.name}`);
-        tools.set(def.name, def);
-        return () => tools.delete(def.name);
-      },
-      schemas: () =>
-        ['read', 'grep', 'glob', 'bash', 'write', ...tools.keys()].map((n) => ({ name: n })),
-    },
-    subagents: {
-      getProvider: (n) =>
-        n === 'spawn'
-          ? {
-              name: 'spawn',
-              capabilities: {
-                outputSchema: true,
-                depthLimit: true,
-                toolFilter: true,
-                persona: true,
-              },
-            }
-          : undefined,
-      async start(
-        _provider,
-        request: {
-          label?: string;
-          toolFilter?: unknown;
-          agentOptions?: unknown;
-          prompt: { text: string }[];
-        },
-      ): Promise<HostSubagentRun> {
-        starts.push({
-          label: request.label,
-          toolFilter: request.toolFilter,
-          agentOptions: request.agentOptions,
-        });
-        const session = store.create(undefined, {
-          meta: { cwd: dir, origin: 'subagent', parentSession: parentSession.id },
-        });
-        const text = `done: ${request.label}`;
-        const result = h.gate.then(() => {
-          session.append(
-            'assistant/message',
-            {
-              turn: 1,
-              step: 1,
-              message: {
-                id: `m-${session.id}`,
-                role: 'assistant',
-                source: { kind: 'model', provider: 't', model: 't' },
-                content: [{ type: 'text', text }],
-              } as never,
-              usage: { inputTokens: 10, outputTokens: 5 },
-            },
-            { surfaceOp: 'append' },
-          );
-          return { output: [{ type: 'text', text }], stopReason: 'completed' };
-        });
-        return {
-          id: String(session.id),
-          localAgent: agentFor(session),
-          result,
-          dispose: async () => {},
-        };
-      },
-    },
-    systemPrompt: {
-      section(s) {
-        sections.push(s);
-        return () => {};
-      },
-    },
-    commands: {
-      register(def) {
-        commands.set(def.name, def.handler as never);
-        return () => {};
-      },
-    },
-    get: (n) => services[n],
-    effect(execute) {
-      disposer = execute();
-      return disposer;
-    },
-  };
-  (h as { ctx: PluginHost }).ctx = ctx;
-  const parsed = parseConfig(options.config ?? {});
-  if (!parsed.ok) throw new Error(JSON.stringify(parsed.issues));
-  apply(ctx, parsed.config);
+  const host = createTestHost({
+    cwd: dir,
+    config: options.config,
+    services,
+    rejectDuplicateTools: true,
+    onStart: (request) =>
+      starts.push({
+        label: request.label,
+        toolFilter: request.toolFilter,
+        agentOptions: request.agentOptions,
+      }),
+    gate: () => h.gate,
+  });
+  const h: Harness = { ...host, starts, approvals, jobs, gate: Promise.resolve() };
   return h;
 }
 

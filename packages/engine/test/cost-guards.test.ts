@@ -7,13 +7,7 @@ import {
   type HostWorkflowApi,
   type TaskResult,
 } from '../src/index.js';
-import { byType, manifest, runToEnd } from './helpers.js';
-
-type Fn = (wf: HostWorkflowApi, args: unknown) => unknown;
-const local = (run: Fn, m: Record<string, unknown> = manifest()) => ({
-  workflow: { manifest: m, run },
-  trust: 'trusted-local' as const,
-});
+import { byType, manifest, runToEnd, local } from './helpers.js';
 
 describe('engine cost guards', () => {
   it('50 agents queued on the semaphores emit no MaxListenersExceededWarning', async () => {

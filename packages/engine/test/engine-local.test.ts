@@ -8,16 +8,9 @@ import {
   createEngine,
   createMemoryRecorder,
   createSimulatedAgents,
-  type HostWorkflowApi,
   type TaskResult,
 } from '../src/index.js';
-import { byType, childLifecycles, manifest, runToEnd } from './helpers.js';
-
-type Fn = (wf: HostWorkflowApi, args: unknown) => unknown;
-const local = (run: Fn, m: Record<string, unknown> = manifest()) => ({
-  workflow: { manifest: m, run },
-  trust: 'trusted-local' as const,
-});
+import { byType, childLifecycles, manifest, runToEnd, local } from './helpers.js';
 
 describe('trusted-local runs', () => {
   it('runs agents, returns the result, emits ordered events with one start and end per child', async () => {

@@ -1,8 +1,8 @@
-// Shared test helpers: a valid manifest, run-to-completion with collected events, and one real
-// sandbox per test file.
+// Shared test helpers: a valid manifest, a trusted-local start, run-to-completion with collected
+// events, and one real sandbox per test file.
 import { createSandbox, type Sandbox } from '@wf/sandbox';
 import { afterAll, beforeAll } from 'vitest';
-import type { RunEvent } from '../src/index.js';
+import type { HostWorkflowApi, RunEvent } from '../src/index.js';
 import type { Engine, RunDone, StartOptions } from '../src/index.js';
 
 export function manifest(overrides: Record<string, unknown> = {}): Record<string, unknown> {
@@ -17,6 +17,15 @@ export function manifest(overrides: Record<string, unknown> = {}): Record<string
     ...overrides,
   };
 }
+
+/** Start options for a trusted-local run: a host function with a host-side wf. */
+export const local = (
+  run: (wf: HostWorkflowApi, args: unknown) => unknown,
+  m: Record<string, unknown> = manifest(),
+) => ({
+  workflow: { manifest: m, run },
+  trust: 'trusted-local' as const,
+});
 
 export async function runToEnd(
   engine: Engine,

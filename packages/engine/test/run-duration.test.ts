@@ -7,14 +7,8 @@ import {
   createEngine,
   createMemoryRecorder,
   createSimulatedAgents,
-  type HostWorkflowApi,
 } from '../src/index.js';
-import { manifest, runToEnd } from './helpers.js';
-
-const local = (run: (wf: HostWorkflowApi) => unknown) => ({
-  workflow: { manifest: manifest(), run },
-  trust: 'trusted-local' as const,
-});
+import { runToEnd, local } from './helpers.js';
 
 function recorded(recorder: ReturnType<typeof createMemoryRecorder>, runId: string) {
   const rec = recorder.get(runId);

@@ -2,57 +2,29 @@
 // the WfSemaphore cap holds across both workers (counted from the agents' side), and a run
 // survives a SIGKILL of the Restate server mid-run (restarted on the same data dir) with the
 // uninterrupted result and no completed child started again.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createSandbox, type Sandbox } from '@wf/sandbox';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { awaitRun, registerDeployment, submitRun } from '../src/index.js';
-import { type Balancer, startBalancer } from './helpers/balancer.js';
+import { expect, it } from 'vitest';
+import { awaitRun, submitRun } from '../src/index.js';
+import { useCluster } from './helpers/cluster.js';
 import { logLines, readAgentLog } from './helpers/counted-agents.js';
 import { FLOW_CHILDREN, flowStart, referenceRun } from './helpers/flow.js';
-import { type RestateServer, startRestateServer } from './helpers/server.js';
-import { spawnWorker, type WorkerProcess } from './helpers/workers.js';
 
 const CAP = 2;
-let server: RestateServer;
-let balancer: Balancer;
-let sandbox: Sandbox;
-let dir: string;
-let workers: WorkerProcess[] = [];
-const log = () => join(dir, 'agents.log');
-
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'wf-restate-cluster-'));
-  server = await startRestateServer();
-  workers = await Promise.all([0, 1].map(() => spawnWorker(server.ingress, log(), 200, CAP)));
-  balancer = await startBalancer(workers.map((w) => w.port));
-  await registerDeployment(server.admin, balancer.url);
-  sandbox = await createSandbox({ poolSize: 1 });
-}, 120_000);
-
-afterAll(async () => {
-  await Promise.allSettled(workers.map((w) => w.kill('SIGTERM')));
-  await balancer?.close();
-  await sandbox?.close();
-  await server?.stop();
-  if (dir) await rm(dir, { recursive: true, force: true });
-});
+const c = useCluster('wf-restate-cluster-', 200, CAP);
 
 it('the deployment-wide cap holds across two workers', async () => {
   const runIds = ['cap-a', 'cap-b', 'cap-c'];
   // 3 runs x 3 concurrent reviews each: 9 children want to run at once, the cap is 2.
-  await Promise.all(runIds.map((id, i) => submitRun(server.ingress, flowStart(id, i))));
-  const dones = await Promise.all(runIds.map((id) => awaitRun(server.ingress, id)));
+  await Promise.all(runIds.map((id, i) => submitRun(c.server.ingress, flowStart(id, i))));
+  const dones = await Promise.all(runIds.map((id) => awaitRun(c.server.ingress, id)));
   for (const d of dones) expect(d.status, JSON.stringify(d.error)).toBe('completed');
-  const counted = readAgentLog(log());
+  const counted = readAgentLog(c.log);
   const capRuns = [...counted.started.keys()].filter((k) => k.startsWith('cap-'));
   expect(capRuns.length).toBe(3 * FLOW_CHILDREN);
   expect(counted.peak).toBeLessThanOrEqual(CAP);
   expect(counted.peak).toBe(CAP);
   // both workers ran children
   const pids = new Set(
-    logLines(log())
+    logLines(c.log)
       .filter((l) => l.kind === 'start')
       .map((l) => l.pid),
   );
@@ -61,10 +33,10 @@ it('the deployment-wide cap holds across two workers', async () => {
 
 it('a run survives a SIGKILL of the server mid-run', async () => {
   const runId = 'server-restart';
-  const reference = await referenceRun(sandbox, runId, 5);
-  await submitRun(server.ingress, flowStart(runId, 5));
+  const reference = await referenceRun(c.sandbox, runId, 5);
+  await submitRun(c.server.ingress, flowStart(runId, 5));
   const mine = (kind: string) =>
-    logLines(log()).filter((l) => l.kind === kind && l.key.startsWith(`${runId}/`));
+    logLines(c.log).filter((l) => l.kind === kind && l.key.startsWith(`${runId}/`));
   const deadline = Date.now() + 60_000;
   while (mine('end').length < 3) {
     if (Date.now() > deadline) throw new Error('the run did not progress');
@@ -73,15 +45,15 @@ it('a run survives a SIGKILL of the server mid-run', async () => {
   // A child's result reaches the server's disk shortly after it ends: one that ended just before
   // a server crash may run again (measured below). One that ended a second before must not.
   await new Promise((r) => setTimeout(r, 1_200));
-  await server.kill();
+  await c.server.kill();
   const killedAt = Date.now();
   const completed = mine('end')
     .filter((l) => l.at <= killedAt - 1_000)
     .map((l) => l.key);
   expect(completed.length).toBeGreaterThanOrEqual(3);
-  await server.restart();
+  await c.server.restart();
   const back = Date.now() - killedAt;
-  const done = await awaitRun(server.ingress, runId);
+  const done = await awaitRun(c.server.ingress, runId);
   expect(done.error).toBeUndefined();
   expect(done.status).toBe('completed');
   expect(JSON.stringify(done.result)).toBe(JSON.stringify(reference.result));

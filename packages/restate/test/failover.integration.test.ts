@@ -3,43 +3,15 @@
 // during the verifications, before the synthesis). The other worker completes the run with the
 // uninterrupted result, and no child that had completed before the kill starts again (counted
 // from the agents' side, across processes).
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createSandbox, type Sandbox } from '@wf/sandbox';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { awaitRun, registerDeployment, submitRun } from '../src/index.js';
-import { type Balancer, startBalancer } from './helpers/balancer.js';
+import { afterAll, expect, it } from 'vitest';
+import { awaitRun, submitRun } from '../src/index.js';
+import { useCluster } from './helpers/cluster.js';
 import { logLines } from './helpers/counted-agents.js';
 import { FLOW_CHILDREN, flowStart, referenceRun } from './helpers/flow.js';
-import { type RestateServer, startRestateServer } from './helpers/server.js';
-import { spawnWorker, type WorkerProcess } from './helpers/workers.js';
+import { spawnWorker } from './helpers/workers.js';
 
 const DELAY_MS = 250;
-let server: RestateServer;
-let balancer: Balancer;
-let sandbox: Sandbox;
-let dir: string;
-let log: string;
-let workers: WorkerProcess[] = [];
-
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'wf-restate-failover-'));
-  log = join(dir, 'agents.log');
-  server = await startRestateServer();
-  workers = await Promise.all([0, 1].map(() => spawnWorker(server.ingress, log, DELAY_MS, 16)));
-  balancer = await startBalancer(workers.map((w) => w.port));
-  await registerDeployment(server.admin, balancer.url);
-  sandbox = await createSandbox({ poolSize: 1 });
-}, 120_000);
-
-afterAll(async () => {
-  await Promise.allSettled(workers.map((w) => w.kill('SIGTERM')));
-  await balancer?.close();
-  await sandbox?.close();
-  await server?.stop();
-  if (dir) await rm(dir, { recursive: true, force: true });
-});
+const c = useCluster('wf-restate-failover-', DELAY_MS, 16);
 
 async function until(what: string, test: () => boolean, ms = 60_000): Promise<void> {
   const deadline = Date.now() + ms;
@@ -61,20 +33,20 @@ it.each([
   async (_label, endsBeforeKill) => {
     const runId = `failover-${endsBeforeKill}`;
     const seed = 77 + endsBeforeKill;
-    const reference = await referenceRun(sandbox, runId, seed);
+    const reference = await referenceRun(c.sandbox, runId, seed);
     expect(reference.status).toBe('completed');
 
-    await submitRun(server.ingress, flowStart(runId, seed));
+    await submitRun(c.server.ingress, flowStart(runId, seed));
     const mine = (kind: string) =>
-      logLines(log).filter((l) => l.kind === kind && l.key.startsWith(`${runId}/`));
+      logLines(c.log).filter((l) => l.kind === kind && l.key.startsWith(`${runId}/`));
     await until('the run to begin', () =>
-      logLines(log).some((l) => l.kind === 'begin' && l.key === runId),
+      logLines(c.log).some((l) => l.kind === 'begin' && l.key === runId),
     );
     await until(`${endsBeforeKill} children to end`, () => mine('end').length >= endsBeforeKill);
-    const executing = logLines(log)
+    const executing = logLines(c.log)
       .filter((l) => l.kind === 'begin' && l.key === runId)
       .at(-1)?.pid;
-    const victim = workers.find((w) => String(w.pid) === executing);
+    const victim = c.workers.find((w) => String(w.pid) === executing);
     expect(victim, `worker ${executing} executes ${runId}`).toBeDefined();
     await victim?.kill('SIGKILL');
     const killedAt = Date.now();
@@ -85,17 +57,17 @@ it.each([
       .map((l) => l.key);
 
     // Keep two workers: a replacement joins behind the same address.
-    const survivor = workers.filter((w) => w !== victim);
-    const replacement = await spawnWorker(server.ingress, log, DELAY_MS, 16);
-    workers = [...survivor, replacement];
-    balancer.setBackends(workers.map((w) => w.port));
+    const survivor = c.workers.filter((w) => w !== victim);
+    const replacement = await spawnWorker(c.server.ingress, c.log, DELAY_MS, 16);
+    c.workers = [...survivor, replacement];
+    c.balancer.setBackends(c.workers.map((w) => w.port));
 
-    const done = await awaitRun(server.ingress, runId);
+    const done = await awaitRun(c.server.ingress, runId);
     expect(done.error).toBeUndefined();
     expect(done.status).toBe('completed');
     expect(JSON.stringify(done.result)).toBe(JSON.stringify(reference.result));
 
-    const begins = logLines(log).filter((l) => l.kind === 'begin' && l.key === runId);
+    const begins = logLines(c.log).filter((l) => l.kind === 'begin' && l.key === runId);
     const resumed = begins.find((l) => l.pid !== executing && l.at >= killedAt);
     expect(resumed, 'another worker continued the run').toBeDefined();
     failoverMs.push((resumed?.at ?? killedAt) - killedAt);

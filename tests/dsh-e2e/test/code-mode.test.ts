@@ -6,29 +6,17 @@
 // have completed with its children's findings, not been stopped.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  HELPER_PLUGIN,
-  makeSandbox,
-  PLUGIN_ENTRY,
-  runHost,
-  type Sandbox,
-  writePatch,
-} from './helpers/host.js';
-import { type ModelServer, type RequestView, startModelServer } from './helpers/model-server.js';
+import { describe, expect, it } from 'vitest';
+import { runHost, type Sandbox } from './helpers/host.js';
+import type { ModelServer, RequestView } from './helpers/model-server.js';
+import { pluginPatch, useHostSuite } from './helpers/suite.js';
 import { FAN_SOURCE } from './helpers/workflows.js';
 
 let server: ModelServer;
 let sandbox: Sandbox;
 
-beforeAll(async () => {
-  server = await startModelServer();
-  sandbox = makeSandbox('wf-dsh-code-mode-');
-}, 120_000);
-
-afterAll(async () => {
-  await server?.close();
-  sandbox?.cleanup();
+useHostSuite('wf-dsh-code-mode-', (s) => {
+  ({ server, sandbox } = s);
 });
 
 const MANIFEST = {
@@ -96,10 +84,7 @@ describe('Code Mode (run_code) in the real DSH host', { timeout: 180_000 }, () =
       // slow children: the run is still going when program 1 settles
       return m ? { text: `finding for ${m[1]}`, delayMs: 800 } : undefined;
     });
-    const patch = writePatch(join(sandbox.root, 'patch-code-mode.yml'), [
-      { id: 'wf-workflows', name: PLUGIN_ENTRY, config: { approvalMode: 'never' } },
-      { id: 'wf-e2e-helper', name: HELPER_PLUGIN },
-    ]);
+    const patch = pluginPatch(sandbox, 'patch-code-mode.yml', { approvalMode: 'never' });
     const logFile = join(sandbox.root, 'helper-log.jsonl');
     writeFileSync(logFile, '');
     const run = await runHost({

@@ -13,22 +13,10 @@ import {
 } from 'node:fs';
 import { dirname } from 'node:path';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  HELPER_PLUGIN,
-  type HostRun,
-  makeSandbox,
-  PLUGIN_ENTRY,
-  runHost,
-  type Sandbox,
-  writePatch,
-} from './helpers/host.js';
-import {
-  type ModelServer,
-  type RequestView,
-  type Script,
-  startModelServer,
-} from './helpers/model-server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type HostRun, makeSandbox, PLUGIN_ENTRY, runHost, type Sandbox } from './helpers/host.js';
+import type { ModelServer, RequestView, Script } from './helpers/model-server.js';
+import { pluginPatch, useHostSuite } from './helpers/suite.js';
 import { FAN_SOURCE } from './helpers/workflows.js';
 
 let server: ModelServer;
@@ -36,15 +24,12 @@ let sandbox: Sandbox;
 let logFile: string;
 let boots = 0;
 
-beforeAll(async () => {
-  server = await startModelServer();
-  sandbox = makeSandbox();
-  logFile = join(sandbox.root, 'helper-log.jsonl');
-}, 120_000);
+useHostSuite(undefined, (s) => {
+  ({ server, sandbox } = s);
+});
 
-afterAll(async () => {
-  await server?.close();
-  sandbox?.cleanup();
+beforeAll(() => {
+  logFile = join(sandbox.root, 'helper-log.jsonl');
 });
 
 interface Boot {
@@ -59,10 +44,7 @@ async function boot(b: Boot): Promise<HostRun & { log: Record<string, unknown>[]
   boots += 1;
   writeFileSync(logFile, '');
   server.setScript(b.script);
-  const patch = writePatch(join(sandbox.root, `patch-${boots}.yml`), [
-    { id: 'wf-workflows', name: PLUGIN_ENTRY, ...(b.config ? { config: b.config } : {}) },
-    { id: 'wf-e2e-helper', name: HELPER_PLUGIN },
-  ]);
+  const patch = pluginPatch(sandbox, `patch-${boots}.yml`, b.config);
   const run = await runHost({
     sandbox,
     modelUrl: server.url,

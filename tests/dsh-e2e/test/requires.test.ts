@@ -4,25 +4,21 @@
 // see is refused by name. The facts come from the host's own services, not from a test double.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  HELPER_PLUGIN,
-  makeSandbox,
-  PLUGIN_ENTRY,
-  runHost,
-  type Sandbox,
-  writePatch,
-} from './helpers/host.js';
-import { type ModelServer, type RequestView, startModelServer } from './helpers/model-server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { runHost, type Sandbox } from './helpers/host.js';
+import type { ModelServer, RequestView } from './helpers/model-server.js';
+import { pluginPatch, useHostSuite } from './helpers/suite.js';
 import { FAN_SOURCE } from './helpers/workflows.js';
 
 let server: ModelServer;
 let sandbox: Sandbox;
 let boots = 0;
 
-beforeAll(async () => {
-  server = await startModelServer();
-  sandbox = makeSandbox('wf-dsh-requires-');
+useHostSuite('wf-dsh-requires-', (s) => {
+  ({ server, sandbox } = s);
+});
+
+beforeAll(() => {
   const root = join(sandbox.cwd, '.dsh', 'workflows');
   mkdirSync(root, { recursive: true });
   const capsule = (name: string, requires: Record<string, unknown>) =>
@@ -48,11 +44,6 @@ beforeAll(async () => {
     );
   capsule('asks-the-user', { userInteraction: true, tools: ['read', 'grep'] });
   capsule('needs-a-tool', { tools: ['read', 'no_such_tool'] });
-}, 120_000);
-
-afterAll(async () => {
-  await server?.close();
-  sandbox?.cleanup();
 });
 
 /** Runs the named workflows one per step and returns what each run_workflow call answered. */
@@ -83,10 +74,7 @@ async function runNamed(marker: string, names: string[], env: Record<string, str
     const m = /CHILD-TASK investigate (\w+)/.exec(v.userText);
     return m ? { text: `finding for ${m[1]}` } : undefined;
   });
-  const patch = writePatch(join(sandbox.root, `patch-${boots}.yml`), [
-    { id: 'wf-workflows', name: PLUGIN_ENTRY, config: { approvalMode: 'never' } },
-    { id: 'wf-e2e-helper', name: HELPER_PLUGIN },
-  ]);
+  const patch = pluginPatch(sandbox, `patch-${boots}.yml`, { approvalMode: 'never' });
   const run = await runHost({
     sandbox,
     modelUrl: server.url,

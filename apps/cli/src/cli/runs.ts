@@ -3,7 +3,8 @@
 // user and every record from disk, so both are checked before use.
 import { lstat, open, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { runSpan } from '@wf/bridge';
+// The light entry: `wf runs` must not load the whole bridge (schemas, prelude).
+import { runSpan } from '@wf/bridge/run-span';
 import { CatalogFsError, type RunStore } from '@wf/catalog-fs';
 import { clean, cleanLines } from '../progress/frame.js';
 import { duration, grouped, renderRunReport } from '../report/render.js';

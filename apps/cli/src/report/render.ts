@@ -2,7 +2,7 @@
 // draws a run as a timeline. Everything taken from the run is untrusted text (agent names, the
 // result, log messages come from model-written code): it is only ever emitted through `esc`, and a
 // Content-Security-Policy that forbids scripts and every fetch backs that up.
-import { runSpan } from '@wf/bridge';
+import { runSpan } from '@wf/bridge/run-span';
 import {
   type AgentOutcome,
   type AgentSpan,

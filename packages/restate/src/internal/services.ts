@@ -54,7 +54,33 @@ export interface ServicesOptions {
 
 type Waiter = { holder: string; awakeableId: string };
 
+/**
+ * The run store mirror as one attempt's engine sees it. Restate retries a run on the worker that
+ * served it before (after a server restart, say): the retry's start must not be refused because
+ * this process already began that run in its mirror (a disk store or a memory recorder would
+ * refuse a second begin and the run would fail for a reason that is not its own).
+ */
+function retryTolerantMirror(inner: RunRecorder, begun: Set<string>): RunRecorder {
+  return {
+    begin: async (run) => {
+      if (begun.has(run.runId)) return;
+      await inner.begin(run);
+      begun.add(run.runId);
+    },
+    event: (e) => inner.event(e),
+    journal: (runId, entry) => inner.journal(runId, entry),
+    artifact: (runId, name, value) => inner.artifact(runId, name, value),
+    update: (runId, patch) => inner.update(runId, patch),
+    finish: (runId, record) => inner.finish(runId, record),
+    ...(inner.load
+      ? { load: (runId: string) => inner.load?.(runId) ?? Promise.resolve(undefined) }
+      : {}),
+  };
+}
+
 export function createServices(o: ServicesOptions) {
+  const begun = new Set<string>();
+  const mirror = o.recorder ? retryTolerantMirror(o.recorder, begun) : undefined;
   // Long children and long runs make no Restate command for minutes: without these the server
   // would suspend, abort and retry them (measured: a 10 s ctx.run never completed at 2 s).
   const timeouts = {
@@ -199,7 +225,7 @@ export function createServices(o: ServicesOptions) {
           agents: o.agents,
           backend,
           sandbox: o.sandbox,
-          ...(o.recorder ? { recorder: o.recorder } : {}),
+          ...(mirror ? { recorder: mirror } : {}),
           ...(o.limits ? { limits: o.limits } : {}),
         });
         let handle: Awaited<ReturnType<typeof engine.start>>;
