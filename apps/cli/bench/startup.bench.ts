@@ -8,8 +8,9 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { calibration } from '@wf/bench';
 
-// calibration: added by i16-sandbox (the shared calibration line goes here once it is on main)
+await calibration();
 
 const REPO = resolve(import.meta.dirname, '..', '..', '..');
 const WF_BIN = join(REPO, 'apps', 'cli', 'bin', 'wf.js');

@@ -3,7 +3,10 @@
 // (µs/op) and ratios. The engine calls validateCall once per host call and validateArgs once per run.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseCapsule, type TaskInput, validateArgs, validateCall } from '../src/index.js';
+import { calibration, ratio } from '@wf/bench';
+import { parseCapsule, type TaskInput, validateArgs, validateCall } from '@wf/bridge';
+
+const cal = await calibration();
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 9);
 const BATCH = Number(process.env.BENCH_BATCH ?? 2000);
@@ -60,7 +63,7 @@ function measure(fn: () => unknown): number {
   return median(rounds);
 }
 
-function row(label: string, subject: () => unknown, baseline: () => unknown): void {
+function row(label: string, subject: () => unknown, baseline: () => unknown): number {
   // Interleave so both see the same machine state.
   const a: number[] = [];
   const b: number[] = [];
@@ -73,6 +76,7 @@ function row(label: string, subject: () => unknown, baseline: () => unknown): vo
   console.log(
     `${label.padEnd(34)} ${us.toFixed(2).padStart(8)} µs/op   baseline ${base.toFixed(2).padStart(7)} µs/op   ratio ${(us / base).toFixed(2)}x`,
   );
+  return us;
 }
 
 const roundTrip = (value: unknown) => () => JSON.parse(JSON.stringify(value));
@@ -80,7 +84,14 @@ const roundTrip = (value: unknown) => () => JSON.parse(JSON.stringify(value));
 console.log(
   `bridge validation (median of ${ROUNDS} rounds x ${BATCH}; baseline: JSON stringify+parse of the same value)`,
 );
-row('validateCall runAgent (full task)', () => validateCall('runAgent', task), roundTrip(task));
+const perCall = row(
+  'validateCall runAgent (full task)',
+  () => validateCall('runAgent', task),
+  roundTrip(task),
+);
+console.log(
+  `validateCall runAgent against the host-call floor: ${ratio(perCall, cal.pingPongUs)} a worker ping-pong`,
+);
 row(
   'validateCall wait',
   () => validateCall('wait', { taskId: 'task-7', timeoutMs: 60_000 }),

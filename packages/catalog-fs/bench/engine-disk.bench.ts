@@ -6,6 +6,7 @@
 import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { calibration } from '@wf/bench';
 import {
   type AgentRequest,
   createEngine,
@@ -14,7 +15,7 @@ import {
 } from '@wf/engine';
 import { openRunStore } from '../src/index.js';
 
-// calibration: added by i16-sandbox (the shared calibration line goes here once it is on main)
+await calibration();
 
 const AGENTS = 1000;
 const CONCURRENCY = 8;

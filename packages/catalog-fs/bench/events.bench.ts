@@ -14,9 +14,10 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { calibration } from '@wf/bench';
 import { openRunStore } from '../src/index.js';
 
-// calibration: added by i16-sandbox (the shared calibration line goes here once it is on main)
+await calibration();
 
 const root = realpathSync(mkdtempSync(join(tmpdir(), 'wf-bench-events-')));
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;

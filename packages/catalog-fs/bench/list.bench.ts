@@ -11,7 +11,10 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openCatalog } from '../src/index.js';
+import { calibration, ratio } from '@wf/bench';
+import { openCatalog } from '@wf/catalog-fs';
+
+const cal = await calibration();
 
 const COUNT = 2000;
 const root = realpathSync(mkdtempSync(join(tmpdir(), 'wf-bench-list-')));
@@ -57,7 +60,7 @@ for (let r = 0; r < 7; r++) {
 const o = median(ours);
 const b = median(base);
 console.log(
-  `list ${COUNT} capsules: median ${o.toFixed(1)} ms (validated, symlink-safe); baseline readdir+readFileSync+JSON.parse ${b.toFixed(1)} ms; ratio ${(o / b).toFixed(2)}x (7 runs)`,
+  `list ${COUNT} capsules: median ${o.toFixed(1)} ms (validated, symlink-safe); baseline readdir+readFileSync+JSON.parse ${b.toFixed(1)} ms; ratio ${(o / b).toFixed(2)}x (7 runs); ${ratio(o, cal.nodeStartMs)} of a node -e 0 start`,
 );
 // Default limits: the listing stops validating at maxCatalogEntries (200).
 const capped = await openCatalog({ project });

@@ -6,6 +6,7 @@
 // breakdown only. Prints medians (µs/agent) and ratios; the target is < 100 µs/agent of overhead.
 // The recorder here is the in-memory one (the engine may not import @wf/catalog-fs); the same
 // workload on the disk run store users get is packages/catalog-fs/bench/engine-disk.bench.ts.
+import { calibration } from '@wf/bench';
 import { createGuestPrelude, HOST_CALLS } from '@wf/bridge';
 import { createSandbox } from '@wf/sandbox';
 import {
@@ -15,12 +16,12 @@ import {
   type HostWorkflowApi,
 } from '../src/index.js';
 
+await calibration();
+
 const AGENTS = 1000;
 const CONCURRENCY = 8;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const DELAY_MS = 2;
-
-// calibration: added by i16-sandbox (the shared calibration line goes here once it is on main)
 
 /** The provider every variant uses; a run whose agents never overlapped measured nothing. */
 function overlappingAgents() {

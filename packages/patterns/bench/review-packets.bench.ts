@@ -2,9 +2,11 @@
 // must do (split the text into lines, hash it, join it back), measured side by side in this run.
 // Prints medians (ms per diff, MB/s) and the ratio. Runs once per review, before any agent starts.
 import { createHash } from 'node:crypto';
-import { buildReviewPackets } from '../src/index.js';
+import { calibration, ratio } from '@wf/bench';
+import { buildReviewPackets } from '@wf/patterns';
 import { createGitRepo } from '../test/helpers/git-repo.js';
 
+const cal = await calibration();
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 11);
 const FILES = Number(process.env.BENCH_FILES ?? 400);
 
@@ -79,3 +81,6 @@ console.log(
   `buildReviewPackets:               ${mBuilt.toFixed(1)} ms median (${(mb / (mBuilt / 1000)).toFixed(0)} MiB/s)`,
 );
 console.log(`ratio builder/baseline: ${(mBuilt / mBase).toFixed(1)}x over ${ROUNDS} rounds`);
+console.log(
+  `buildReviewPackets against the calibration: ${ratio(mBuilt, cal.nodeStartMs)} a node -e 0 start`,
+);

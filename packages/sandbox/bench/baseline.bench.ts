@@ -3,7 +3,8 @@
 // src/index.ts, e.g. from `git archive <commit> src`). Rounds interleave the two so machine
 // load hits both alike; the ratio new/baseline is what to read on a shared machine.
 import { pathToFileURL } from 'node:url';
-import { createSandbox } from '../src/index.js';
+import { calibration } from '@wf/bench';
+import { createSandbox } from '@wf/sandbox';
 import { fmt, header, summarize } from './stats.js';
 
 const baselinePath = process.env.WF_SANDBOX_BASELINE;
@@ -11,6 +12,7 @@ if (baselinePath === undefined) {
   console.log('\n== baseline comparison skipped (set WF_SANDBOX_BASELINE=<old src/index.ts>)');
   process.exit(0);
 }
+await calibration();
 const base = (await import(pathToFileURL(baselinePath).href)) as {
   createSandbox: typeof createSandbox;
 };

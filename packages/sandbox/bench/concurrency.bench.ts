@@ -2,7 +2,8 @@
 // resident memory per run, against the same workload as plain async functions in node:vm
 // contexts (the floor: no isolation).
 import vm from 'node:vm';
-import { createSandbox } from '../src/index.js';
+import { calibration } from '@wf/bench';
+import { createSandbox } from '@wf/sandbox';
 import { fmt, header } from './stats.js';
 
 const RUNS = 200;
@@ -14,6 +15,7 @@ const source = `async function run(api, args) {
   return a + b + c;
 }`;
 
+await calibration();
 const sb = await createSandbox();
 for (let i = 0; i < 10; i++) await sb.run({ source, args: { i }, capabilities: { slow } });
 

@@ -2,12 +2,14 @@
 // with its own WebAssembly.Memory, a runtime, a context and the sandbox kernel evaluated, as the
 // worker keeps them warm. (b) 200 concurrent runs, each owning its own module: wall time and
 // process CPU per run (process.cpuUsage() covers the worker threads).
-// @ts-nocheck -- plain JS internals imported for measurement
-import { BOOTSTRAP_SOURCE } from '../src/internal/bootstrap.js';
-import { ModulePool, MIN_PAGES } from '../src/internal/module-pool.js';
-import { createSandbox } from '../src/index.js';
+// @ts-nocheck -- plain JS internals of the built package imported for measurement
+import { calibration, ratio } from '@wf/bench';
+import { createSandbox } from '@wf/sandbox';
+import { BOOTSTRAP_SOURCE } from '../dist/internal/bootstrap.js';
+import { ModulePool, MIN_PAGES } from '../dist/internal/module-pool.js';
 import { fmt, header } from './stats.js';
 
+const cal = await calibration();
 const N = 40;
 const prepare = (entry) => {
   const rt = entry.mod.newRuntime();
@@ -17,7 +19,7 @@ const prepare = (entry) => {
   const host = ctx.newFunction('host', () => undefined);
   const kernel = ctx.callFunction(boot.value, ctx.undefined, host);
   if (kernel.error) throw new Error('kernel failed');
-  return { rt, ctx, handles: [boot.value, host, kernel.value] };
+  return { ready: true, rt, ctx, handles: [boot.value, host, kernel.value] };
 };
 const pool = new ModulePool({
   workerId: 'bench',
@@ -27,6 +29,7 @@ const pool = new ModulePool({
   maxIdle: 0,
   prepare,
   discard: () => {},
+  active: () => 0,
 });
 globalThis.gc?.();
 await pool.create(MIN_PAGES); // compile once, outside the measurement
@@ -71,7 +74,7 @@ const mid = rounds[1];
 
 header('per-run isolation cost');
 console.log(
-  `idle pooled module (own memory, runtime, context, kernel): ${fmt(perModule / 2 ** 20)} MiB RSS each, ${fmt(createMs)} ms to create (n=${N})`,
+  `idle pooled module (own memory, runtime, context, kernel): ${fmt(perModule / 2 ** 20)} MiB RSS each, ${fmt(createMs)} ms to create (n=${N}; ${ratio(createMs, cal.quickjsEvalMs)} a bare QuickJS trivial run)`,
 );
 console.log(
   `200 concurrent runs x 2 host calls of 20 ms, one module each: ${fmt(mid.ms, 0)} ms, ${fmt(mid.cpuMsPerRun)} ms process CPU per run (median of 3 bursts)`,

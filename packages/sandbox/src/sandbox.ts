@@ -7,7 +7,6 @@ import { SandboxError } from './errors.js';
 import { jsonDepthWithin } from './internal/json-shape.js';
 import { toJsonText } from './internal/json.js';
 import { DEFAULT_LIMITS, mergeLimits } from './internal/limits.js';
-import { compileEngine } from './internal/module-pool.js';
 import { type StartFields, TO_WORKER } from './internal/protocol.js';
 import { finalize } from './internal/run-end.js';
 import {
@@ -17,7 +16,7 @@ import {
   type SandboxState,
   timerMs,
 } from './internal/sandbox-state.js';
-import { pick, spawn, watchSlices, wedged } from './internal/worker-pool.js';
+import { ensureSpare, pick, spawn, watchSlices, wedged } from './internal/worker-pool.js';
 import type { Sandbox, SandboxOptions, SandboxOutcome, SandboxRequest } from './types.js';
 
 /** Extra time past wallMs + grace before a silent worker is declared wedged. */
@@ -63,7 +62,10 @@ function validateRequest(request: SandboxRequest): void {
   }
 }
 
-/** Creates a sandbox with a pool of warm workers; resolves once every worker has loaded QuickJS. */
+/**
+ * Creates a sandbox; resolves once its first worker has loaded QuickJS and prepared a hardened
+ * context. The rest of the pool (up to poolSize) and the spare boot in the background right after.
+ */
 export async function createSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   if (typeof options !== 'object' || options === null) {
     throw new SandboxError(
@@ -92,14 +94,8 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     }
   }
   const baseLimits = mergeLimits(DEFAULT_LIMITS, options.limits, 'options.limits');
-  // Compiled once here and posted to every worker: V8 shares the compiled and tiered-up code, so a
-  // replacement worker starts warm and does not recompile the engine.
-  let wasmModule: unknown = null;
-  try {
-    wasmModule = await compileEngine();
-  } catch {
-    wasmModule = null; // each worker compiles (and reports) on its own
-  }
+  // The first worker compiles the engine and sends the compiled module back; later workers get
+  // it (V8 shares the compiled, tiered-up code), so only one compile ever happens, off this thread.
   const s: SandboxState = {
     closed: false,
     runSeq: 0,
@@ -112,7 +108,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       moduleHighWaterBytes,
       moduleMaxRuns,
       memoryBytes: baseLimits.memoryBytes,
-      wasmModule,
+      wasmModule: null,
     },
   };
   const sliceWatch = watchSlices(s);
@@ -160,7 +156,12 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     const worker = pick(s);
     s.runSeq += 1;
     const id = s.runSeq;
-    return new Promise<SandboxOutcome>((resolve) => {
+    return new Promise<SandboxOutcome>((settle) => {
+      const resolve = (o: SandboxOutcome) => {
+        settle(o);
+        // After the caller got its result, if a replacement used the spare up.
+        if (s.spare === null) setImmediate(() => ensureSpare(s));
+      };
       const start: StartFields = {
         source: request.source,
         argsText,
@@ -235,16 +236,19 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     await Promise.all(workers.map((w) => w.worker.terminate()));
   }
 
-  for (let i = 0; i < poolSize; i += 1) s.pool.push(spawn(s));
-  const first = [...s.pool];
-  await Promise.all(first.map((w) => w.ready));
-  if (!first.some((w) => w.started)) {
+  const first = spawn(s);
+  s.pool.push(first);
+  await first.ready;
+  if (!first.started) {
     await close();
     throw new SandboxError(
       'WF_SANDBOX_WORKER_LOST',
       'no worker thread could start the QuickJS engine',
     );
   }
+  // The rest of the pool and the spare boot now, in the background (not awaited): a first run
+  // does not wait for them, and later runs do not pay for a boot in their middle.
+  for (let i = 1; i < poolSize; i += 1) s.pool.push(spawn(s));
   s.spare = spawn(s);
   return Object.freeze({ run, close });
 }

@@ -7,7 +7,10 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Script } from 'node:vm';
 import { parse } from '@babel/parser';
-import { checkWorkflowSource } from '../src/index.js';
+import { calibration, ratio as floorRatio } from '@wf/bench';
+import { checkWorkflowSource } from '@wf/source-contract';
+
+const cal = await calibration();
 
 const here = dirname(fileURLToPath(import.meta.url));
 const goodDir = join(here, '../test/fixtures/good');
@@ -163,3 +166,9 @@ row(
   `${baselineFalsePositives} of ${corpus.length}`,
 );
 row('target >= 10 MB/s (CPU time)', checker.cpu >= 10 ? 'met' : 'NOT met');
+// One average workflow checked, against what running it costs at the floor (bare QuickJS).
+const msPerWorkflow = (corpusBytes / corpus.length / (checker.cpu * 1e6)) * 1000;
+row(
+  'one average workflow checked',
+  `${msPerWorkflow.toFixed(3)} ms CPU (${floorRatio(msPerWorkflow, cal.quickjsEvalMs)} a bare QuickJS trivial run)`,
+);

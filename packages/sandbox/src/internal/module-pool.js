@@ -1,6 +1,8 @@
 // Per-run QuickJS WASM modules: each executing run owns one module whose WebAssembly.Memory has a
-// hard maximum, so its allocations fail inside the engine instead of growing the host. Keeps a few
-// idle modules warm (with a prebuilt runtime/context) so a run rarely waits for instantiation.
+// hard maximum, so its allocations fail inside the engine instead of growing the host. Keeps idle
+// modules warm (with a prebuilt, hardened runtime/context), as many as recent demand needed, and
+// builds them only while the worker is idle, one short step at a time, so that a refill never
+// holds up a run that is starting or waiting for a settlement.
 // @ts-check
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -34,8 +36,17 @@ const FAILED_GROWS_FOR_OOM = 3;
  * @property {number} runCount
  * @property {number} failedGrows consecutive failed memory.grow calls
  * @property {number} oomCount allocations that failed because the memory hit its maximum
- * @property {any} slot a prebuilt runtime + context for the next run, or null
+ * @property {{ ready: boolean } | null} slot a runtime + context for the next run (ready: the kernel
+ *   ran in it), or null
  */
+
+/** The worker counts as idle once no message or job slice touched the pool for this long. */
+export const IDLE_MS = 5;
+/**
+ * The same while runs are held: a run between two host calls is not idle, unless its host is
+ * slow (an agent call, say), so building waits longer before it takes the thread.
+ */
+export const HELD_IDLE_MS = 50;
 
 /** Pages for a run's memory limit: the hard maximum of its module's linear memory. */
 export function pagesFor(/** @type {number} */ memoryBytes) {
@@ -66,8 +77,8 @@ export function useCompiledEngine(wasmModule) {
   if (wasmModule instanceof WA.Module) compiled = Promise.resolve(wasmModule);
 }
 
-/** Every module instantiates the same compiled code. */
-function compiledModule() {
+/** Every module instantiates the same compiled code. @returns {Promise<unknown>} */
+export function compiledModule() {
   if (compiled === null) {
     const loading = compileEngine();
     compiled = loading;
@@ -85,10 +96,12 @@ export class ModulePool {
    * @param {string} o.workerId
    * @param {number} o.highWaterBytes a module whose memory grew past this is not reused
    * @param {number} o.maxRuns a module is not reused after this many runs
-   * @param {number} o.warm idle modules kept ready for the most recent memory size
+   * @param {number} o.warm idle modules kept ready at least (for the most recent memory size)
    * @param {number} o.maxIdle idle modules kept at most
-   * @param {(entry: ModuleEntry) => any} o.prepare builds a slot (runtime + context) in a module
+   * @param {(entry: ModuleEntry, slot: any) => any} o.prepare one step of building a slot in a
+   *   module: from null (or a partial slot) to the next stage; a slot is done when `ready`
    * @param {(slot: any) => void} o.discard disposes a slot that will not be used
+   * @param {() => number} o.active runs the worker holds now (the demand for modules)
    */
   constructor(o) {
     this.o = o;
@@ -97,7 +110,27 @@ export class ModulePool {
     this.idle = [];
     this.creating = 0;
     this.warmPages = MIN_PAGES;
-    this.topUpScheduled = false;
+    /** @type {ReturnType<typeof setTimeout> | null} */
+    this.topUpTimer = null;
+    /** Most modules in use at once recently: how many to keep warm (decays while idle). */
+    this.demand = 0;
+    /** When a message or job slice last touched this worker (performance.now()). */
+    this.lastActivity = 0;
+  }
+
+  /** Marks the worker busy: refill steps wait until it has been idle for IDLE_MS. */
+  touch() {
+    this.lastActivity = performance.now();
+  }
+
+  /**
+   * Idle modules to keep ready: recent peak demand, within [warm, maxIdle]. While runs are held
+   * (waiting on host calls, say) only `warm`: building more would take CPU from those runs; the
+   * rest is built once they have all ended.
+   */
+  target() {
+    if (this.o.active() > 0) return this.o.warm;
+    return Math.min(this.o.maxIdle, Math.max(this.o.warm, this.demand));
   }
 
   /** @param {number} maxPages @returns {Promise<ModuleEntry>} */
@@ -152,9 +185,12 @@ export class ModulePool {
    * @returns {Promise<ModuleEntry>}
    */
   async acquire(maxPages) {
+    this.touch();
     this.warmPages = maxPages;
-    // Most recently released first: its pages and code are still warm in the CPU caches.
-    const i = this.idle.findLastIndex((e) => e.maxPages === maxPages);
+    this.demand = Math.max(this.demand, this.o.active());
+    // A module with a finished slot first, most recently released first (warm in the caches).
+    let i = this.idle.findLastIndex((e) => e.maxPages === maxPages && e.slot?.ready === true);
+    if (i < 0) i = this.idle.findLastIndex((e) => e.maxPages === maxPages);
     let entry;
     if (i >= 0) {
       entry = /** @type {ModuleEntry} */ (this.idle.splice(i, 1)[0]);
@@ -173,6 +209,7 @@ export class ModulePool {
    */
   release(entry) {
     entry.runs.clear();
+    this.touch();
     if (
       entry.retired ||
       entry.dead ||
@@ -206,31 +243,46 @@ export class ModulePool {
     this.scheduleTopUp();
   }
 
-  /** Idle work: build missing slots and keep `warm` modules of the current size ready. */
-  scheduleTopUp() {
-    if (this.topUpScheduled) return;
-    this.topUpScheduled = true;
-    setImmediate(() => {
-      this.topUpScheduled = false;
+  /**
+   * Idle work, off the critical path: one step (a module, or one stage of a slot) per turn, and
+   * only once the worker has been idle for IDLE_MS (HELD_IDLE_MS while runs are held), so a run
+   * that starts or gets a settlement meanwhile goes first and waits for at most the step in
+   * progress.
+   */
+  scheduleTopUp(delay = IDLE_MS) {
+    if (this.topUpTimer !== null) return;
+    this.topUpTimer = setTimeout(() => {
+      this.topUpTimer = null;
+      const quiet = performance.now() - this.lastActivity;
+      const needed = this.o.active() > 0 ? HELD_IDLE_MS : IDLE_MS;
+      if (quiet < needed) {
+        this.scheduleTopUp(needed - quiet);
+        return;
+      }
       void this.topUp();
-    });
+    }, delay);
   }
 
   async topUp() {
     for (const entry of this.idle) {
-      if (entry.slot !== null) continue;
+      if (entry.slot?.ready === true) continue;
       try {
-        entry.slot = this.o.prepare(entry);
+        entry.slot = this.o.prepare(entry, entry.slot);
       } catch {
+        entry.slot = null;
         this.retire(entry);
       }
-      // One slot per turn, so a burst of releases does not hold up other runs' messages.
-      this.scheduleTopUp();
+      this.scheduleTopUp(0);
       return;
     }
     const pages = this.warmPages;
     const ready = this.idle.filter((e) => e.maxPages === pages).length;
-    if (ready + this.creating >= this.o.warm || this.idle.length >= this.o.maxIdle) return;
+    const target = this.target();
+    if (this.o.active() === 0 && ready >= target) {
+      // Demand decays while nothing runs, so a past burst does not pin memory for ever.
+      this.demand = Math.max(this.o.warm, this.demand - 1);
+    }
+    if (ready + this.creating >= target || this.idle.length >= this.o.maxIdle) return;
     this.creating += 1;
     try {
       const entry = await this.create(pages);
@@ -241,13 +293,16 @@ export class ModulePool {
     } finally {
       this.creating -= 1;
     }
-    this.scheduleTopUp();
+    this.scheduleTopUp(0);
   }
 
   /** Resolves once one warm module exists (or loading failed). */
   async warmUp() {
     const entry = await this.create(this.warmPages);
-    entry.slot = this.o.prepare(entry);
+    let slot = null;
+    do slot = this.o.prepare(entry, slot);
+    while (!slot.ready);
+    entry.slot = slot;
     this.idle.push(entry);
     this.scheduleTopUp();
   }

@@ -22,6 +22,8 @@ export class PoolWorker {
   alive = true;
   /** The worker loaded QuickJS and said so. */
   started = false;
+  /** The engine it compiled (a WebAssembly.Module), handed to the workers spawned after it. */
+  compiled: unknown = null;
   /** The worker thread's task id (Linux), for reading its CPU clock; null elsewhere. */
   tid: number | null = null;
   /**
@@ -59,6 +61,7 @@ export class PoolWorker {
       if (msg.t === FROM_WORKER.ready) {
         const tid: unknown = msg.tid;
         this.tid = typeof tid === 'number' && Number.isSafeInteger(tid) ? tid : null;
+        this.compiled = msg.wasmModule ?? null;
         this.started = true;
         markReady();
       } else onMessage(this, msg);

@@ -17,7 +17,7 @@ export const TO_WORKER = Object.freeze({
 
 /** Kinds of messages a worker sends to the main thread. */
 export const FROM_WORKER = Object.freeze({
-  /** The worker's modules are warm; carries its thread task id for the CPU watchdog. */
+  /** The worker's modules are warm; carries its thread task id and its compiled engine. */
   ready: /** @type {'ready'} */ ('ready'),
   /** The guest made a capability call (or the worker refused one without effect). */
   call: /** @type {'call'} */ ('call'),
@@ -76,7 +76,10 @@ export const FROM_WORKER = Object.freeze({
  * @property {string} moduleId
  */
 
-/** @typedef {{ t: 'ready', tid: number | null }} ReadyMessage */
+/**
+ * `wasmModule`: the worker's compiled engine (a WebAssembly.Module), for the next workers.
+ * @typedef {{ t: 'ready', tid: number | null, wasmModule?: unknown }} ReadyMessage
+ */
 /**
  * `refuse`: the worker refused the call without effect; this envelope settles it.
  * @typedef {{ t: 'call', runId: number, callId: number, name: string, input: string, refuse?: string }} CallMessage

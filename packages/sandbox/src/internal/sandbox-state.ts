@@ -53,7 +53,10 @@ export interface SandboxState {
   runSeq: number;
   workerSeq: number;
   pool: PoolWorker[];
-  /** Workers the pool keeps; it holds up to EXTRA_WORKERS more while bystanders leave hot ones. */
+  /**
+   * options.poolSize: the workers the pool keeps (the first at creation, the rest booting right
+   * after); it holds up to EXTRA_WORKERS more while bystanders leave hot ones.
+   */
   poolSize: number;
   /** Workers that died before they ever became ready, in a row (a broken install, not a guest). */
   earlyDeaths: number;

@@ -36,8 +36,9 @@ export const pool = new ModulePool({
   maxRuns: moduleMaxRuns,
   warm: /** @type {number} */ (workerData?.warmModules ?? 2),
   maxIdle: /** @type {number} */ (workerData?.maxIdleModules ?? 8),
-  prepare: (entry) => buildSlot(entry),
+  prepare: (entry, slot) => (slot === null ? beginSlot(entry) : finishSlot(slot)),
   discard: (slot) => discardSlot(slot),
+  active: () => runs.size,
 });
 pool.warmPages = pagesFor(/** @type {number} */ (workerData?.memoryBytes ?? 64 * 1024 * 1024));
 
@@ -92,52 +93,78 @@ export async function start(msg) {
 /**
  * A fresh runtime + context with the kernel already evaluated, not yet given to any run. It is
  * built while the worker is idle so a run does not wait for the kernel; no guest code has run
- * in it, and it serves exactly one run.
+ * in it, and it serves exactly one run. Built in two steps (compile the kernel, about two
+ * thirds of its cost, then run it), so an idle-time build holds up an arriving message for at most
+ * one step.
  * @typedef {object} Slot
+ * @property {boolean} ready the kernel ran: the fields below are set
  * @property {ModuleEntry} entry
  * @property {QuickJSRuntime} rt
  * @property {QuickJSContext} ctx
  * @property {QuickJSHandle[]} handles
+ * @property {QuickJSHandle} boot the compiled kernel function
  * @property {QuickJSHandle} configure
  * @property {QuickJSHandle} describe
  * @property {QuickJSHandle} deliver
  * @property {QuickJSHandle} drain
- * @property {FastPath} fast
+ * @property {FastPath | null} fast
  * @property {{ run: Run | null }} owner
  */
 
 /**
+ * Step 1: a fresh runtime and context, and the kernel compiled in it (not yet run).
  * @param {ModuleEntry} entry
  * @returns {Slot}
  */
-export function buildSlot(entry) {
+export function beginSlot(entry) {
   /** @type {{ run: Run | null }} */
   const owner = { run: null };
   const rt = entry.mod.newRuntime();
   // The kernel is trusted and terminates; guest limits apply once a run owns the slot.
   rt.setInterruptHandler(() => owner.run?.shouldInterrupt() ?? false);
   const ctx = rt.newContext();
-  /** @type {QuickJSHandle[]} */
-  const handles = [];
-  const fail = () => {
-    for (const h of handles) if (h.alive) h.dispose();
-    ctx.dispose();
-    rt.dispose();
-    throw new Error('the sandbox kernel failed to load');
-  };
   const boot = ctx.evalCode(BOOTSTRAP_SOURCE, 'sandbox-kernel.js', { strict: true });
   if (boot.error) {
     boot.error.dispose();
-    return fail();
+    ctx.dispose();
+    rt.dispose();
+    throw new Error('the sandbox kernel failed to load');
   }
-  handles.push(boot.value);
+  const none = /** @type {QuickJSHandle} */ (/** @type {unknown} */ (null));
+  return {
+    ready: false,
+    entry,
+    rt,
+    ctx,
+    handles: [boot.value],
+    boot: boot.value,
+    configure: none,
+    describe: none,
+    deliver: none,
+    drain: none,
+    fast: null,
+    owner,
+  };
+}
+
+/**
+ * Step 2: runs the kernel (hardening the context) and keeps its entry points.
+ * @param {Slot} slot
+ * @returns {Slot}
+ */
+export function finishSlot(slot) {
+  const { ctx, owner, handles } = slot;
+  const fail = () => {
+    discardSlot(slot);
+    throw new Error('the sandbox kernel failed to load');
+  };
   const hostFn = ctx.newFunction('host', (codeH) => {
     const run = owner.run;
     if (run !== null) hostSignal(run, ctx, codeH);
     return undefined;
   });
   handles.push(hostFn);
-  const kernelR = ctx.callFunction(boot.value, ctx.undefined, hostFn);
+  const kernelR = ctx.callFunction(slot.boot, ctx.undefined, hostFn);
   if (kernelR.error) {
     kernelR.error.dispose();
     return fail();
@@ -145,18 +172,24 @@ export function buildSlot(entry) {
   const kernel = kernelR.value;
   handles.push(kernel);
   // Read before any prelude or guest code ran: the kernel object is null-prototype and frozen.
-  const configure = ctx.getProp(kernel, 'configure');
-  const describe = ctx.getProp(kernel, 'describe');
-  const deliver = ctx.getProp(kernel, 'deliver');
-  const drain = ctx.getProp(kernel, 'drain');
-  handles.push(configure, describe, deliver, drain);
-  const fast = new FastPath(entry, rt, ctx);
-  return { entry, rt, ctx, handles, configure, describe, deliver, drain, fast, owner };
+  slot.configure = ctx.getProp(kernel, 'configure');
+  slot.describe = ctx.getProp(kernel, 'describe');
+  slot.deliver = ctx.getProp(kernel, 'deliver');
+  slot.drain = ctx.getProp(kernel, 'drain');
+  handles.push(slot.configure, slot.describe, slot.deliver, slot.drain);
+  slot.fast = new FastPath(slot.entry, slot.rt, ctx);
+  slot.ready = true;
+  return slot;
+}
+
+/** Both steps at once (a run that found no prepared slot). @param {ModuleEntry} entry */
+export function buildSlot(entry) {
+  return finishSlot(beginSlot(entry));
 }
 
 /** Disposes a slot that no run will use. @param {Slot} slot */
 export function discardSlot(slot) {
-  slot.fast.dispose();
+  slot.fast?.dispose();
   for (const h of slot.handles) if (h.alive) h.dispose();
   slot.ctx.dispose();
   slot.rt.dispose();
@@ -171,13 +204,15 @@ export function setUp(run, entry) {
   let slot = /** @type {Slot | null} */ (entry.slot);
   entry.slot = null;
   if (slot === null) slot = buildSlot(entry);
+  else if (!slot.ready) slot = finishSlot(slot);
   const { rt, ctx } = slot;
+  const fast = /** @type {FastPath} */ (slot.fast);
   run.rt = rt;
   run.ctx = ctx;
   run.handles.push(...slot.handles);
   run.deliver = slot.deliver;
   run.drain = slot.drain;
-  run.fast = slot.fast;
+  run.fast = fast;
   // The engine's own limit only refuses single allocations reliably in this build (its per-block
   // accounting lacks malloc_usable_size); the hard bound is the module's memory maximum, and
   // the host-side sampling in shouldInterrupt stops a run early when its heap passes the limit.

@@ -30,6 +30,13 @@ const MAX_EARLY_DEATHS = 3;
 
 export function spawn(s: SandboxState): PoolWorker {
   s.workerSeq += 1;
+  // The first worker compiles the engine itself; later ones get its compiled module.
+  if (s.workerOptions.wasmModule === null) {
+    const compiled = [...s.pool, ...(s.spare === null ? [] : [s.spare])].find(
+      (w) => w.compiled !== null,
+    )?.compiled;
+    if (compiled !== undefined) s.workerOptions.wasmModule = compiled;
+  }
   return new PoolWorker(
     `w${s.workerSeq}`,
     s.workerOptions,
@@ -39,20 +46,45 @@ export function spawn(s: SandboxState): PoolWorker {
 }
 
 /**
- * The least-loaded live worker that is not hot (and not in `avoid`). When every worker is hot, the
- * started spare joins the pool (bounded by poolSize + EXTRA_WORKERS); past that bound a hot
- * worker is shared again rather than growing the pool further.
+ * Runs a started worker takes on before a worker that is still booting gets one: booting takes
+ * about as long as starting this many runs, and its runs wait until it is ready.
+ */
+const BOOT_PENALTY = 8;
+
+/**
+ * The least busy live worker that is not hot (and not in `avoid`); a booting worker counts as
+ * BOOT_PENALTY runs busier, so sequential runs never wait for a boot while a burst still spreads
+ * over the whole pool. When every such worker already holds a run, one more starts (up to
+ * poolSize). When every worker is hot, the started spare joins the pool (bounded by poolSize +
+ * EXTRA_WORKERS); past that bound a hot worker is shared again rather than growing the pool.
  */
 export function pick(s: SandboxState, avoid?: ReadonlySet<PoolWorker>): PoolWorker {
   let best: PoolWorker | undefined;
+  let bestLoad = Number.POSITIVE_INFINITY;
   let hot: PoolWorker | undefined;
+  let hotLoad = Number.POSITIVE_INFINITY;
+  let starting = 0;
   for (const w of s.pool) {
-    if (!w.alive || avoid?.has(w)) continue;
+    if (!w.alive) continue;
+    if (!w.started) starting += 1;
+    if (avoid?.has(w)) continue;
+    const load = w.runs.size + (w.started ? 0 : BOOT_PENALTY);
     if (w.hot !== null) {
-      if (hot === undefined || w.runs.size < hot.runs.size) hot = w;
-    } else if (best === undefined || w.runs.size < best.runs.size) best = w;
+      if (load < hotLoad) {
+        hot = w;
+        hotLoad = load;
+      }
+    } else if (load < bestLoad) {
+      best = w;
+      bestLoad = load;
+    }
   }
-  if (best !== undefined) return best;
+  if (best !== undefined) {
+    if (bestLoad > 0 && starting === 0 && s.pool.length < s.poolSize && !s.closed) {
+      s.pool.push(spawn(s));
+    }
+    return best;
+  }
   if (hot !== undefined && s.pool.length >= s.poolSize + EXTRA_WORKERS) return hot;
   if (s.spare?.alive) {
     best = s.spare;
@@ -62,6 +94,12 @@ export function pick(s: SandboxState, avoid?: ReadonlySet<PoolWorker>): PoolWork
   }
   s.pool.push(best);
   return best;
+}
+
+/** Starts a spare worker (kept for replays after a worker loss) when there is none. */
+export function ensureSpare(s: SandboxState): void {
+  if (s.spare !== null || s.closed || s.earlyDeaths > MAX_EARLY_DEATHS) return;
+  s.spare = spawn(s);
 }
 
 /** An extra worker is ended only after this long without runs, so hot slices do not churn threads. */

@@ -2,7 +2,7 @@
 // runs round-robin, and decides from host facts what the run's state means after a slice.
 // @ts-check
 import { deliver, drainCalls } from './worker-calls.js';
-import { endRun, finishKilled, hostFault } from './worker-lifecycle.js';
+import { endRun, finishKilled, hostFault, pool } from './worker-lifecycle.js';
 import { decodeLaunch } from './outcome.js';
 import { JOB_BATCH, now, PUMP_QUANTUM_MS, sliceSlot } from './worker-thread.js';
 
@@ -35,6 +35,7 @@ export function afterPump(run) {
 /** Continues a yielded job pump. @param {Run} run */
 export function resume(run) {
   if (isEnded(run) || !run.yielded) return;
+  pool.touch();
   run.yielded = false;
   try {
     pumpJobs(run, false);

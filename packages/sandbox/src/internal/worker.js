@@ -4,11 +4,14 @@
 // @ts-check
 import { settle } from './worker-calls.js';
 import { threadTaskId } from './cpu-clock.js';
+import { compiledModule } from './module-pool.js';
 import { finishKilled, pool, start, tearDown } from './worker-lifecycle.js';
 import { FROM_WORKER, TO_WORKER } from './protocol.js';
 import { port, post, runs } from './worker-thread.js';
 
 port.on('message', (/** @type {import('./protocol.js').ToWorkerMessage} */ msg) => {
+  // Runs first: idle-time slot building waits until messages stop arriving.
+  pool.touch();
   switch (msg.t) {
     case TO_WORKER.start:
       void start(msg);
@@ -41,9 +44,18 @@ port.on('message', (/** @type {import('./protocol.js').ToWorkerMessage} */ msg) 
   }
 });
 
-// The task id lets the main thread read this thread's CPU clock for its slice watchdog.
+// The task id lets the main thread read this thread's CPU clock for its slice watchdog. The
+// compiled engine goes back too: the main thread hands it to later workers, which then skip
+// compiling it (the first worker compiles it itself, so the main thread never waits for that).
 const tid = threadTaskId();
-void pool.warmUp().then(
-  () => post({ t: FROM_WORKER.ready, tid }),
-  () => post({ t: FROM_WORKER.ready, tid }),
-);
+const ready = async () => {
+  /** @type {unknown} */
+  let wasmModule = null;
+  try {
+    wasmModule = await compiledModule();
+  } catch {
+    wasmModule = null;
+  }
+  post({ t: FROM_WORKER.ready, tid, wasmModule });
+};
+void pool.warmUp().then(ready, ready);

@@ -89,15 +89,25 @@ it('artifact names cannot leave artifacts/ or collide, and bad values fail only 
   );
   expect(refs.at(-2)).toMatch(/^again:/);
   expect(refs.at(-1)).toMatch(/^big:/);
-  // Nothing appeared outside this run's directory.
+  // Nothing appeared outside this run's directory, except the store's own runs index, whose
+  // lines name this run only (a hostile artifact name never reaches it).
   const added = everything().filter((p) => !before.includes(p));
-  const parents = ['project', join('project', '.dsh'), join('project', '.dsh', 'workflow-runs')];
+  const runsDir = join('project', '.dsh', 'workflow-runs');
+  const index = join(runsDir, '.runs-index.jsonl');
+  const parents = ['project', join('project', '.dsh'), runsDir, index];
   for (const p of added) {
-    expect(
-      parents.includes(p) ||
-        p.startsWith(join('project', '.dsh', 'workflow-runs', 'run-artifacts')),
-      p,
-    ).toBe(true);
+    expect(parents.includes(p) || p.startsWith(join(runsDir, 'run-artifacts')), p).toBe(true);
+  }
+  if (added.includes(index)) {
+    const lines = readFileSync(join(dir, index), 'utf8').split('\n').filter(Boolean);
+    expect(lines.length).toBeGreaterThan(0);
+    for (const line of lines) {
+      const entry = JSON.parse(line) as Record<string, unknown>;
+      expect(
+        Object.keys(entry).filter((k) => !['runId', 'startedAt', 'ended'].includes(k)),
+      ).toEqual([]);
+      expect(entry.runId).toBe('run-artifacts');
+    }
   }
   const snap = JSON.parse(readFileSync(join(runDir, 'run.json'), 'utf8'));
   expect(snap.status).toBe('completed');

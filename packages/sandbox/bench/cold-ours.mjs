@@ -1,0 +1,13 @@
+// Child of coldstart.bench.ts: a fresh process's first sandbox result. Prints the ms since the
+// process started (performance.now()) at the moment the result is in hand.
+import { createSandbox } from '@wf/sandbox';
+
+const sb = await createSandbox();
+const o = await sb.run({
+  source: 'async function run(api) { return (await api.x(41)) + 1; }',
+  capabilities: { x: (v) => v },
+});
+const at = performance.now();
+if (o.status !== 'completed' || o.value !== 42) throw new Error(JSON.stringify(o));
+console.log(JSON.stringify({ firstResultMs: at }));
+await sb.close();

@@ -1,0 +1,172 @@
+// Benchmark calibration: the machine's floors measured in the bench's own process, so every
+// figure a bench prints can be read as a ratio against them on another day or machine. Also the
+// bare baselines (QuickJS without the sandbox, a worker ping-pong) that sandbox benches run side
+// by side with their own measurements.
+// @ts-check
+import { spawnSync } from 'node:child_process';
+import { availableParallelism, loadavg } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import variant from '@jitl/quickjs-wasmfile-release-sync';
+import { newQuickJSWASMModuleFromVariant } from 'quickjs-emscripten-core';
+
+/** @param {number[]} samples */
+export function median(samples) {
+  const s = [...samples].sort((a, b) => a - b);
+  if (s.length === 0) return Number.NaN;
+  const mid = s.length >> 1;
+  return s.length % 2 === 1
+    ? /** @type {number} */ (s[mid])
+    : ((s[mid - 1] ?? 0) + (s[mid] ?? 0)) / 2;
+}
+
+/** @param {number} value @param {number} floor */
+export function ratio(value, floor) {
+  return `${(value / floor).toFixed(2)}x`;
+}
+
+/** Wall time of `node -e 0` (the floor of any CLI), median of `samples` spawns, in ms. */
+export function nodeStartMs(samples = 5) {
+  const out = [];
+  for (let i = 0; i < samples; i += 1) {
+    const t = performance.now();
+    const r = spawnSync(process.execPath, ['-e', '0'], { stdio: 'ignore' });
+    if (r.status !== 0) throw new Error('node -e 0 failed');
+    out.push(performance.now() - t);
+  }
+  return median(out);
+}
+
+/** The trivial program every QuickJS figure uses: one awaited host call. */
+export const TRIVIAL_PROGRAM = 'async function run(api) { return (await api.x(41)) + 1; }';
+
+/**
+ * Bare quickjs-emscripten, no sandbox: a fresh runtime + context per run (`mod.newContext()`),
+ * one host function answered through a promise, the program evaluated and its jobs pumped,
+ * then disposed. This is what `evalCode` of TRIVIAL_PROGRAM costs without any hardening.
+ */
+export async function bareQuickJs() {
+  const mod = await newQuickJSWASMModuleFromVariant(/** @type {any} */ (variant));
+  /** Runs TRIVIAL_PROGRAM once; returns its result (42). */
+  const runOnce = () => {
+    const ctx = mod.newContext();
+    try {
+      const x = ctx.newFunction('x', (vH) => {
+        const d = ctx.newPromise();
+        d.resolve(vH);
+        const h = d.handle.dup(); // the library disposes what a host function returns
+        d.dispose();
+        return h;
+      });
+      const api = ctx.newObject();
+      ctx.setProp(api, 'x', x);
+      x.dispose();
+      const fn = ctx.unwrapResult(ctx.evalCode(`(${TRIVIAL_PROGRAM})`, 'workflow.js'));
+      const p = ctx.unwrapResult(ctx.callFunction(fn, ctx.undefined, api));
+      fn.dispose();
+      api.dispose();
+      ctx.runtime.executePendingJobs();
+      const state = ctx.getPromiseState(p);
+      p.dispose();
+      if (state.type !== 'fulfilled') throw new Error('bare QuickJS run did not fulfil');
+      const v = ctx.getNumber(state.value);
+      state.value.dispose();
+      return v;
+    } finally {
+      ctx.dispose();
+    }
+  };
+  /** Wall time of one run in ms. */
+  const timeOnce = () => {
+    const t = performance.now();
+    if (runOnce() !== 42) throw new Error('bare QuickJS: wrong result');
+    return performance.now() - t;
+  };
+  return { runOnce, timeOnce };
+}
+
+const ECHO_WORKER = `const { parentPort } = require('node:worker_threads');
+parentPort.on('message', (m) => parentPort.postMessage(m));`;
+
+/**
+ * A bare worker thread that echoes every message: the floor of any host-call round trip that
+ * crosses from a worker to the main thread and back.
+ */
+export async function workerPingPong() {
+  const worker = new Worker(ECHO_WORKER, { eval: true });
+  /** @type {(v: unknown) => void} */
+  let answer = () => {};
+  worker.on('message', (m) => answer(m));
+  const ping = (/** @type {unknown} */ m) =>
+    new Promise((resolve) => {
+      answer = resolve;
+      worker.postMessage(m);
+    });
+  await ping(0);
+  /** Mean µs per round trip over `n` sequential round trips of a small call-sized message. */
+  const roundTripUs = async (n = 2000) => {
+    const t = performance.now();
+    for (let i = 0; i < n; i += 1) await ping({ t: 1, runId: 1, callId: i, input: '1' });
+    return ((performance.now() - t) * 1000) / n;
+  };
+  return { roundTripUs, close: () => worker.terminate() };
+}
+
+/**
+ * @typedef {object} Calibration
+ * @property {string} date ISO date and time of the measurement
+ * @property {number} nodeStartMs `node -e 0` wall, median
+ * @property {number} quickjsEvalMs bare QuickJS trivial run, p50 in ms
+ * @property {number} pingPongUs worker postMessage round trip, p50 in µs
+ * @property {number} load 1-minute load average
+ * @property {number} cores
+ */
+
+/** Measures the three floors in this process. @returns {Promise<Calibration>} */
+export async function calibrate() {
+  const nodeMs = nodeStartMs(5);
+  const bare = await bareQuickJs();
+  for (let i = 0; i < 30; i += 1) bare.timeOnce();
+  const q = [];
+  for (let i = 0; i < 100; i += 1) q.push(bare.timeOnce());
+  const pp = await workerPingPong();
+  await pp.roundTripUs(500);
+  const p = [];
+  for (let i = 0; i < 5; i += 1) p.push(await pp.roundTripUs(500));
+  await pp.close();
+  return {
+    date: new Date().toISOString().slice(0, 16).replace('T', ' '),
+    nodeStartMs: nodeMs,
+    quickjsEvalMs: median(q),
+    pingPongUs: median(p),
+    load: loadavg()[0] ?? 0,
+    cores: availableParallelism(),
+  };
+}
+
+/** @param {Calibration} c */
+export function formatCalibration(c) {
+  return (
+    `calibration ${c.date} UTC: node -e 0 ${c.nodeStartMs.toFixed(0)} ms, ` +
+    `bare QuickJS evalCode p50 ${c.quickjsEvalMs.toFixed(3)} ms, ` +
+    `worker ping-pong p50 ${c.pingPongUs.toFixed(1)} µs ` +
+    `(load ${c.load.toFixed(2)}, ${c.cores} cores, node ${process.version})`
+  );
+}
+
+/** @type {Promise<Calibration> | null} */
+let once = null;
+
+/**
+ * The calibration of this bench run: measured and printed on the first call, the same object
+ * afterwards (one line per bench process).
+ * @returns {Promise<Calibration>}
+ */
+export function calibration() {
+  if (once === null) {
+    once = calibrate().then((c) => {
+      console.log(formatCalibration(c));
+      return c;
+    });
+  }
+  return once;
+}
