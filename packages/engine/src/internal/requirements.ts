@@ -58,32 +58,57 @@ export async function checkRequirements(
       code: 'WF_ENGINE_REQUIRES_WORKTREE',
       message: `${who} environment "worktree-capable", but the agent provider cannot isolate children in worktrees (no worktree capability); no child was started`,
     };
-  const missingOf = (wanted: readonly string[] | undefined, have: readonly string[] | undefined) =>
-    (wanted ?? []).filter((x) => !have?.includes(x));
-  const tools = missingOf(requires.tools, facts.tools);
-  if (tools.length > 0)
-    return {
+  // Named capabilities: what the capsule wants against what the host reports (absent: unknown).
+  const named: readonly {
+    code: EngineErrorCode;
+    noun: string;
+    wanted: readonly string[] | undefined;
+    have: readonly string[] | undefined;
+    notOffered: () => string;
+    unknown: string;
+  }[] = [
+    {
       code: 'WF_ENGINE_REQUIRES_TOOL',
-      message: `${who} tool${tools.length > 1 ? 's' : ''} ${list(tools)}, which ${facts.tools ? 'the host does not offer its agents' : 'the host cannot confirm (it reports no tool list)'}; no child was started`,
-    };
-  const mcp = missingOf(requires.mcp, facts.mcpServers);
-  if (mcp.length > 0)
-    return {
+      noun: 'tool',
+      wanted: requires.tools,
+      have: facts.tools,
+      notOffered: () => 'the host does not offer its agents',
+      unknown: 'it reports no tool list',
+    },
+    {
       code: 'WF_ENGINE_REQUIRES_TOOL',
-      message: `${who} MCP server${mcp.length > 1 ? 's' : ''} ${list(mcp)}, which ${facts.mcpServers ? 'the host has not mounted' : 'the host cannot confirm (it reports no MCP servers)'}; no child was started`,
-    };
-  const skills = missingOf(requires.skills, facts.skills);
-  if (skills.length > 0)
-    return {
+      noun: 'MCP server',
+      wanted: requires.mcp,
+      have: facts.mcpServers,
+      notOffered: () => 'the host has not mounted',
+      unknown: 'it reports no MCP servers',
+    },
+    {
       code: 'WF_ENGINE_REQUIRES_TOOL',
-      message: `${who} skill${skills.length > 1 ? 's' : ''} ${list(skills)}, which ${facts.skills ? 'the host does not offer' : 'the host cannot confirm (it reports no skills)'}; no child was started`,
-    };
-  const tiers = missingOf(requires.modelTiers, facts.modelTiers);
-  if (tiers.length > 0)
-    return {
+      noun: 'skill',
+      wanted: requires.skills,
+      have: facts.skills,
+      notOffered: () => 'the host does not offer',
+      unknown: 'it reports no skills',
+    },
+    {
       code: 'WF_ENGINE_REQUIRES_MODEL_TIER',
-      message: `${who} model tier${tiers.length > 1 ? 's' : ''} ${list(tiers)}, which ${facts.modelTiers ? `this deployment does not route (configured: ${facts.modelTiers.length > 0 ? list(facts.modelTiers) : 'none'})` : 'the host cannot confirm (it reports no tier routing)'}; no child was started`,
+      noun: 'model tier',
+      wanted: requires.modelTiers,
+      have: facts.modelTiers,
+      notOffered: () =>
+        `this deployment does not route (configured: ${facts.modelTiers && facts.modelTiers.length > 0 ? list(facts.modelTiers) : 'none'})`,
+      unknown: 'it reports no tier routing',
+    },
+  ];
+  for (const n of named) {
+    const missing = (n.wanted ?? []).filter((x) => !n.have?.includes(x));
+    if (missing.length === 0) continue;
+    return {
+      code: n.code,
+      message: `${who} ${n.noun}${missing.length > 1 ? 's' : ''} ${list(missing)}, which ${n.have ? n.notOffered() : `the host cannot confirm (${n.unknown})`}; no child was started`,
     };
+  }
   if (requires.userInteraction === true && facts.userInteraction !== true)
     return {
       code: 'WF_ENGINE_REQUIRES_USER_INTERACTION',
