@@ -16,9 +16,18 @@ import {
   type SandboxState,
   timerMs,
 } from './internal/sandbox-state.js';
-import { ensureSpare, pick, spawn, watchSlices, wedged } from './internal/worker-pool.js';
+import { bootRest, ensureSpare, pick, spawn, watchSlices, wedged } from './internal/worker-pool.js';
 import type { Sandbox, SandboxOptions, SandboxOutcome, SandboxRequest } from './types.js';
 
+/**
+ * The rest of the pool and the spare boot this long after the first worker is ready (runs that
+ * overlap before then get a worker on demand, see pick()). Booting them at once put two thread
+ * boots on the cores beside the first run: on 2 cores the first result of a fresh process waited
+ * for them. At 250 ms, a loaded machine still booted both in the middle of a 5-agent `wf run` and
+ * its exit then waited to end them; a short-lived process now never starts threads it does not
+ * use, and a long one (real agents) gets them while it waits for its host calls.
+ */
+const BACKGROUND_BOOT_MS = 1000;
 /** Extra time past wallMs + grace before a silent worker is declared wedged. */
 const WATCHDOG_SLACK_MS = 1500;
 const CAPABILITY_NAME = /^[A-Za-z_$][A-Za-z0-9_$]{0,63}$/;
@@ -64,7 +73,8 @@ function validateRequest(request: SandboxRequest): void {
 
 /**
  * Creates a sandbox; resolves once its first worker has loaded QuickJS and prepared a hardened
- * context. The rest of the pool (up to poolSize) and the spare boot in the background right after.
+ * context. The rest of the pool (up to poolSize) and the spare boot in the background
+ * BACKGROUND_BOOT_MS later, or on demand when runs overlap before then.
  */
 export async function createSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   if (typeof options !== 'object' || options === null) {
@@ -102,6 +112,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     workerSeq: 0,
     poolSize,
     pool: [],
+    bootTimer: null,
     earlyDeaths: 0,
     spare: null,
     workerOptions: {
@@ -150,6 +161,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
           startTime,
           workerId: '',
           moduleId: '',
+          retiredAfterTrouble: 0,
         },
       };
     }
@@ -159,8 +171,9 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     return new Promise<SandboxOutcome>((settle) => {
       const resolve = (o: SandboxOutcome) => {
         settle(o);
-        // After the caller got its result, if a replacement used the spare up.
-        if (s.spare === null) setImmediate(() => ensureSpare(s));
+        // After the caller got its result, if a replacement used the spare up (before the
+        // background boot there is no spare yet: that boot starts one).
+        if (s.spare === null && s.bootTimer === null) setImmediate(() => ensureSpare(s));
       };
       const start: StartFields = {
         source: request.source,
@@ -220,6 +233,8 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     if (s.closed) return;
     s.closed = true;
     clearInterval(sliceWatch);
+    if (s.bootTimer !== null) clearTimeout(s.bootTimer);
+    s.bootTimer = null;
     const workers = s.spare === null ? [...s.pool] : [...s.pool, s.spare];
     s.spare = null;
     s.pool.length = 0;
@@ -246,9 +261,13 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       'no worker thread could start the QuickJS engine',
     );
   }
-  // The rest of the pool and the spare boot now, in the background (not awaited): a first run
-  // does not wait for them, and later runs do not pay for a boot in their middle.
-  for (let i = 1; i < poolSize; i += 1) s.pool.push(spawn(s));
-  s.spare = spawn(s);
+  // The rest of the pool and the spare boot a little later, in the background (not awaited):
+  // the first results do not share the cores with thread boots, and later runs do not pay for a
+  // boot in their middle. Unref'd: a process that is done does not wait for it.
+  s.bootTimer = setTimeout(() => {
+    s.bootTimer = null;
+    bootRest(s);
+  }, BACKGROUND_BOOT_MS);
+  s.bootTimer.unref();
   return Object.freeze({ run, close });
 }

@@ -80,6 +80,13 @@ export interface SandboxStats {
   startTime: number;
   workerId: string;
   moduleId: string;
+  /**
+   * WASM modules the run's worker had retired after trouble (an interrupted run, a stack
+   * overflow, the memory maximum, an engine fault) when the run ended; wear (`moduleMaxRuns`,
+   * `moduleHighWaterBytes`) is not counted. A diagnostic: a later run on the same worker shows
+   * whether a troubled module was retired rather than kept for reuse.
+   */
+  retiredAfterTrouble: number;
 }
 
 export type SandboxFailureStatus =

@@ -83,6 +83,12 @@ describe('CPU slices and the wall clock', () => {
     });
     expect(o.status).toBe('timeout');
     expect(o.stats.elapsedMs).toBeLessThan(300 + 200 + 2500);
+    // Ended by the worker's own wall timer, not by the host's watchdog replacing the worker
+    // (same status and code, but it costs a thread and moves every other run on it).
+    expect(codeOf(o)).toBe('WF_SANDBOX_WALL_TIMEOUT');
+    expect(o.status !== 'completed' && o.error.message).toBe(
+      'the run exceeded its wall-clock limit of 300 ms',
+    );
   });
 });
 
@@ -185,6 +191,28 @@ describe('deadlock and abort', () => {
     expect(callAborted).toBe(true);
     expect(o.stats.elapsedMs).toBeLessThan(600_000);
   });
+
+  it('ends an aborted run whose host call never settles with its kill status, not at wallMs', async () => {
+    // Nothing wakes the guest after the abort (the call ignores its signal), so only the
+    // worker's close handler can end the run; without it the run would hang until its wall
+    // limit, far beyond this test's timeout.
+    const controller = new AbortController();
+    const t0 = performance.now();
+    const o = await sb.run({
+      source: 'async function run(api) { await api.ignore(); return "never"; }',
+      signal: controller.signal,
+      limits: { wallMs: 600_000, abortGraceMs: 200 },
+      capabilities: {
+        ignore: () => {
+          setTimeout(() => controller.abort(), 30);
+          return new Promise<void>(() => {});
+        },
+      },
+    });
+    expect(o.status).toBe('aborted');
+    expect(codeOf(o)).toBe('WF_SANDBOX_ABORTED');
+    expect(performance.now() - t0).toBeLessThan(10_000);
+  }, 20_000);
 
   it('returns aborted without starting when the signal is already aborted', async () => {
     let called = false;

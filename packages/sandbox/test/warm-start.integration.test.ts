@@ -5,7 +5,13 @@
 import type { QuickJSContext, QuickJSRuntime } from 'quickjs-emscripten-core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSandbox, type Sandbox } from '../src/index.js';
-import { IDLE_MS, MIN_PAGES, type ModuleEntry, ModulePool } from '../src/internal/module-pool.js';
+import {
+  BOOT_QUIET_MS,
+  IDLE_MS,
+  MIN_PAGES,
+  type ModuleEntry,
+  ModulePool,
+} from '../src/internal/module-pool.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 async function until(cond: () => boolean, what: string, ms = 20_000): Promise<void> {
@@ -23,6 +29,31 @@ afterEach(async () => {
 });
 
 describe('worker start', () => {
+  it('the first run waits for one worker only; the rest of the pool and the spare boot later', async () => {
+    // process 'worker' fires when a Worker thread is created: the pool's threads are counted
+    // without reaching into the sandbox.
+    const started: number[] = [];
+    const onWorker = () => started.push(performance.now());
+    process.on('worker', onWorker);
+    try {
+      const sb = await createSandbox({ poolSize: 3 });
+      open.push(sb);
+      const readyAt = performance.now();
+      expect(started.length).toBe(1);
+      const o = await sb.run({
+        source: 'async function run(api) { return (await api.x(41)) + 1; }',
+        capabilities: { x: (v: unknown) => v },
+      });
+      expect(o.status === 'completed' && o.value).toBe(42);
+      // poolSize 3 + the spare, all booted by the background timer, none beside the first run
+      // (however long that run took on a loaded machine).
+      await until(() => started.length === 4, 'the background boot');
+      for (const at of started.slice(1)) expect(at - readyAt).toBeGreaterThanOrEqual(900);
+    } finally {
+      process.off('worker', onWorker);
+    }
+  }, 30_000);
+
   it('spreads overlapping runs over the workers of the pool', async () => {
     const sb = await createSandbox({ poolSize: 2 });
     open.push(sb);
@@ -100,6 +131,24 @@ describe('warm modules are prepared off the critical path', () => {
     }
     await until(() => readyIdle(pool) >= 2, 'two prepared modules');
     expect(steps.length).toBeGreaterThanOrEqual(4);
+  }, 30_000);
+
+  it('a booted worker makes no refill step for BOOT_QUIET_MS unless a run arrives', async () => {
+    steps.length = 0;
+    const pool = newPool(() => 0);
+    const created: number[] = [];
+    const create = pool.create.bind(pool);
+    pool.create = (pages: number) => {
+      created.push(performance.now());
+      return create(pages);
+    };
+    await pool.warmUp();
+    const bootedAt = performance.now();
+    const booted = created.length;
+    // The first run's start message is on its way: the worker stays free for it.
+    await until(() => created.length > booted, 'the first refill');
+    expect((created[booted] ?? 0) - bootedAt).toBeGreaterThanOrEqual(BOOT_QUIET_MS - 1);
+    await until(() => readyIdle(pool) >= 2, 'two prepared modules');
   }, 30_000);
 
   it('keeps as many prepared modules as runs recently needed at once', async () => {

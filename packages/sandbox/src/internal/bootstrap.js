@@ -16,6 +16,9 @@ const getOwnPropertyDescriptor = ObjectC.getOwnPropertyDescriptor;
 const getPrototypeOf = ObjectC.getPrototypeOf;
 const create = ObjectC.create;
 const apply = Reflect.apply;
+// f(receiver, ...args) for a captured method, without the argument array Reflect.apply needs
+// (these run on every host call).
+const uncurry = (f) => apply(Function.prototype.bind, Function.prototype.call, [f]);
 const construct = Reflect.construct;
 const ownKeys = Reflect.ownKeys;
 const jsonParse = JSON.parse;
@@ -34,6 +37,11 @@ const MapC = Map;
 const mapGet = MapC.prototype.get;
 const mapSet = MapC.prototype.set;
 const mapDelete = MapC.prototype.delete;
+const indexOfOf = uncurry(stringIndexOf);
+const sliceOf = uncurry(stringSlice);
+const mapGetOf = uncurry(mapGet);
+const mapSetOf = uncurry(mapSet);
+const mapDeleteOf = uncurry(mapDelete);
 const setHas = SetC.prototype.has;
 const setAdd = SetC.prototype.add;
 const imul = Math.imul;
@@ -178,12 +186,12 @@ const toError = (e) => {
 const pendingCalls = new MapC();
 // message: "<callId>:<envelope JSON>" (one string keeps the host-to-guest crossing to one handle).
 const deliver = (message) => {
-  const colon = apply(stringIndexOf, message, [':']);
-  const callId = NumberC(apply(stringSlice, message, [0, colon]));
-  const envelope = apply(stringSlice, message, [colon + 1]);
-  const entry = apply(mapGet, pendingCalls, [callId]);
+  const colon = indexOfOf(message, ':');
+  const callId = NumberC(sliceOf(message, 0, colon));
+  const envelope = sliceOf(message, colon + 1);
+  const entry = mapGetOf(pendingCalls, callId);
   if (entry === undefined) return;
-  apply(mapDelete, pendingCalls, [callId]);
+  mapDeleteOf(pendingCalls, callId);
   let o;
   try {
     o = jsonParse(envelope);
@@ -200,17 +208,16 @@ const deliver = (message) => {
 let returned = false;
 // Calls wait in the outbox until the host drains it at the end of the slice; the host validates
 // each one (capability, caps, size, depth) before it has any effect, then answers via deliver().
-// One drain per slice instead of one host-function crossing per call.
-let outbox = [];
+// One drain per slice instead of one host-function crossing per call. The outbox is one string
+// (entries joined by U+0001 as they are queued), so a drain allocates nothing.
+let outbox = '';
 let callSeq = 0;
 let maxHostCalls = 0;
 let maxOutstandingCalls = 0;
 let maxArgBytes = 0;
-const arrayJoin = Array.prototype.join;
 const drain = () => {
-  if (outbox.length === 0) return '';
-  const text = apply(arrayJoin, outbox, ['\\u0001']);
-  outbox = [];
+  const text = outbox;
+  outbox = '';
   return text;
 };
 const refuse = (code, message) => apply(promiseReject, PromiseC, [toError({ code, message })]);
@@ -233,12 +240,13 @@ const callCapability = (name, input) => {
   callSeq += 1;
   const id = callSeq;
   // JSON text never contains a raw newline or U+0001, and capability names are identifiers.
-  apply(arrayPush, outbox, [id + '\\n' + name + '\\n' + text]);
+  const entryText = id + '\\n' + name + '\\n' + text;
+  outbox = outbox === '' ? entryText : outbox + '\\u0001' + entryText;
   return new PromiseC((resolve, reject) => {
     const entry = create(null);
     entry.resolve = resolve;
     entry.reject = reject;
-    apply(mapSet, pendingCalls, [id, entry]);
+    mapSetOf(pendingCalls, id, entry);
   });
 };
 

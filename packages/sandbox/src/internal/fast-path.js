@@ -63,6 +63,33 @@ export class FastPath {
   }
 
   /**
+   * fn(text) with a fresh guest string made from `text`; true when it returned normally (the
+   * result is discarded). Saves the library's handle objects on every settlement delivery.
+   * @param {QuickJSHandle} fn
+   * @param {string} text
+   */
+  callWithString(fn, text) {
+    const { ffi, ctxPtr, M } = this;
+    const bytes = M.lengthBytesUTF8(text) + 1;
+    const cstr = M._malloc(bytes);
+    // The module's memory is at its maximum: the caller's fault handler reports status memory.
+    if (cstr === 0) throw new Error('out of memory');
+    M.stringToUTF8(text, cstr, bytes);
+    const arg = ffi.QTS_NewString(ctxPtr, cstr);
+    M._free(cstr);
+    this.heap32()[this.scratch >> 2] = arg;
+    const r = ffi.QTS_Call(ctxPtr, fn.value, this.undefinedPtr, 1, this.scratch);
+    ffi.QTS_FreeValuePointer(ctxPtr, arg);
+    const e = ffi.QTS_ResolveException(ctxPtr, r);
+    ffi.QTS_FreeValuePointer(ctxPtr, r);
+    if (e) {
+      ffi.QTS_FreeValuePointer(ctxPtr, e);
+      return false;
+    }
+    return true;
+  }
+
+  /**
    * fn() returning a string; '' for anything else or a throw (typeof checked before reading).
    * @param {QuickJSHandle} fn
    */
@@ -89,26 +116,25 @@ export class FastPath {
   }
 
   /**
-   * Runs up to maxJobs pending jobs: 'none' (queue was empty), 'ok', or 'error' (a job threw).
+   * Runs up to maxJobs pending jobs; false when the queue was empty. Whether a job threw is not
+   * read (that costs a typeof string per batch): the pump decides from host facts (the kill flag
+   * the interrupt handler set, the job queue), and job errors already settle guest promises.
    * @param {number} maxJobs
-   * @returns {'none' | 'ok' | 'error'}
+   * @returns {boolean}
    */
   runJobs(maxJobs) {
-    const { ffi, M } = this;
+    const { ffi } = this;
     const out = this.scratch + 4;
-    // The FFI writes the job context only when a job ran: clear it so 'none' is recognised.
+    // The FFI writes the job context only when a job ran: clear it so an empty queue is recognised.
     this.heap32()[out >> 2] = 0;
     const v = ffi.QTS_ExecutePendingJob(this.rtPtr, maxJobs, out);
     const jobCtx = this.heap32()[out >> 2] ?? 0;
     if (jobCtx === 0) {
       ffi.QTS_FreeValuePointerRuntime(this.rtPtr, v);
-      return 'none';
+      return false;
     }
-    const tPtr = ffi.QTS_Typeof(jobCtx, v);
-    const type = M.UTF8ToString(tPtr);
-    M._free(tPtr);
     ffi.QTS_FreeValuePointer(jobCtx, v);
-    return type === 'number' ? 'ok' : 'error';
+    return true;
   }
 
   /** True when the runtime has queued jobs. */

@@ -18,7 +18,12 @@ export type JsonTextResult =
 export function toJsonText(value: unknown, maxBytes: number, maxDepth: number): JsonTextResult {
   let text: string | undefined;
   try {
-    text = JSON.stringify(value, dropKeys);
+    // Primitives have no keys to drop (a BigInt still throws), so they skip the replacer.
+    const t = typeof value;
+    text =
+      t === 'number' || t === 'string' || t === 'boolean' || value === null
+        ? JSON.stringify(value)
+        : JSON.stringify(value, dropKeys);
   } catch (e) {
     const detail = e instanceof RangeError ? 'it nests too deeply' : 'it is not plain JSON data';
     return { ok: false, reason: e instanceof RangeError ? 'too-deep' : 'not-json', detail };

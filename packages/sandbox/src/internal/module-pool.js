@@ -32,6 +32,7 @@ const FAILED_GROWS_FOR_OOM = 3;
  * @property {number} maxPages
  * @property {Set<any>} runs the run that owns it (at most one), for fault handling
  * @property {boolean} retired
+ * @property {boolean} troubled a run on it was interrupted, overflowed or faulted: never reusable
  * @property {boolean} dead
  * @property {number} runCount
  * @property {number} failedGrows consecutive failed memory.grow calls
@@ -47,6 +48,13 @@ export const IDLE_MS = 5;
  * slow (an agent call, say), so building waits longer before it takes the thread.
  */
 export const HELD_IDLE_MS = 50;
+/**
+ * After boot the worker stays quiet this long (until then, or until a run arrives: then the usual idle rule): the main
+ * thread is about to send that run, and a refill step begun in the gap (a module instantiation,
+ * tens of ms) delayed a fresh process's first result by as much (measured: the start message
+ * handled 75-150 ms after `ready` under load).
+ */
+export const BOOT_QUIET_MS = 100;
 
 /** Pages for a run's memory limit: the hard maximum of its module's linear memory. */
 export function pagesFor(/** @type {number} */ memoryBytes) {
@@ -116,6 +124,11 @@ export class ModulePool {
     this.demand = 0;
     /** When a message or job slice last touched this worker (performance.now()). */
     this.lastActivity = 0;
+    /**
+     * Modules retired after trouble (`troubled`), not wear or a full idle set: reported in run
+     * stats, so a retirement itself is observable whatever the reuse policy.
+     */
+    this.retiredAfterTrouble = 0;
   }
 
   /** Marks the worker busy: refill steps wait until it has been idle for IDLE_MS. */
@@ -147,6 +160,7 @@ export class ModulePool {
       maxPages,
       runs: new Set(),
       retired: false,
+      troubled: false,
       dead: false,
       runCount: 0,
       failedGrows: 0,
@@ -229,6 +243,7 @@ export class ModulePool {
   retire(entry) {
     if (entry.retired) return;
     entry.retired = true;
+    if (entry.troubled) this.retiredAfterTrouble += 1;
     const i = this.idle.indexOf(entry);
     if (i >= 0) this.idle.splice(i, 1);
     if (entry.slot !== null) {
@@ -304,6 +319,8 @@ export class ModulePool {
     while (!slot.ready);
     entry.slot = slot;
     this.idle.push(entry);
-    this.scheduleTopUp();
+    // Counts as activity BOOT_QUIET_MS - IDLE_MS from now, so the first refill waits for that.
+    this.lastActivity = performance.now() + BOOT_QUIET_MS - IDLE_MS;
+    this.scheduleTopUp(BOOT_QUIET_MS);
   }
 }

@@ -74,6 +74,7 @@ export const FROM_WORKER = Object.freeze({
  * @property {number} peakMemoryBytes
  * @property {string} workerId
  * @property {string} moduleId
+ * @property {number} retiredAfterTrouble
  */
 
 /**

@@ -76,6 +76,7 @@ export function resolveRun(run: Run, ending: Ending): void {
     startTime: run.startTime,
     workerId: run.stats.workerId || run.worker.id,
     moduleId: run.stats.moduleId,
+    retiredAfterTrouble: run.stats.retiredAfterTrouble,
   };
   if (ending.status === 'completed') {
     let value: unknown;

@@ -54,10 +54,13 @@ export interface SandboxState {
   workerSeq: number;
   pool: PoolWorker[];
   /**
-   * options.poolSize: the workers the pool keeps (the first at creation, the rest booting right
-   * after); it holds up to EXTRA_WORKERS more while bystanders leave hot ones.
+   * options.poolSize: the workers the pool keeps (the first at creation, more on demand, the rest
+   * in the background BACKGROUND_BOOT_MS later); it holds up to EXTRA_WORKERS more while
+   * bystanders leave hot ones.
    */
   poolSize: number;
+  /** The background boot of the rest of the pool and the spare, until it fires. */
+  bootTimer: ReturnType<typeof setTimeout> | null;
   /** Workers that died before they ever became ready, in a row (a broken install, not a guest). */
   earlyDeaths: number;
   /**
@@ -74,7 +77,14 @@ export interface SandboxState {
 }
 
 export function emptyStats(): WorkerStats {
-  return { cpuMs: 0, hostCalls: 0, peakMemoryBytes: 0, workerId: '', moduleId: '' };
+  return {
+    cpuMs: 0,
+    hostCalls: 0,
+    peakMemoryBytes: 0,
+    workerId: '',
+    moduleId: '',
+    retiredAfterTrouble: 0,
+  };
 }
 
 /** Node fires timers above 2^31-1 ms at once; long limits are clamped instead (~24.8 days). */

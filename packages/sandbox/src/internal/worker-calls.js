@@ -132,9 +132,7 @@ export function deliver(run, callId, envelope) {
   if (ctx === null || deliver === null || !run.outstanding.delete(callId)) return;
   run.beginSlice();
   try {
-    const messageH = ctx.newString(`${callId}:${envelope}`);
-    run.fast?.callDiscard(deliver, messageH);
-    messageH.dispose();
+    run.fast?.callWithString(deliver, `${callId}:${envelope}`);
     pumpJobs(run, true);
   } catch (e) {
     sliceSlot[1] = 0;

@@ -352,7 +352,8 @@ export function endRun(run, ending) {
   const held = run.outstanding.size > 0;
   run.held = held;
   if (!run.interrupted && run.killed === null) run.sampleMemory();
-  post({ t: FROM_WORKER.end, runId: run.id, ...ending, held, stats: run.stats() });
+  const stats = { ...run.stats(), retiredAfterTrouble: pool.retiredAfterTrouble };
+  post({ t: FROM_WORKER.end, runId: run.id, ...ending, held, stats });
   // Kill endings with outstanding host calls wait for the host to abort and drain them first.
   if (!held) tearDown(run);
 }
@@ -370,6 +371,7 @@ export function tearDown(run) {
   // rt.dispose() aborts the whole module; such runtimes are abandoned and the module retired.
   const risky =
     run.interrupted || run.killed?.status === 'memory' || run.killed?.status === 'stack';
+  if (risky || entry.oomCount > 0) entry.troubled = true;
   if (risky || entry.oomCount > 0) {
     pool.retire(entry);
     return;
@@ -428,6 +430,7 @@ export function hostFault(run, e) {
  */
 export function markDead(entry, culprit) {
   entry.dead = true;
+  entry.troubled = true;
   pool.retire(entry);
   for (const other of [...entry.runs]) {
     if (other === culprit) continue;

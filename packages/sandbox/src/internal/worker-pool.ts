@@ -102,6 +102,13 @@ export function ensureSpare(s: SandboxState): void {
   s.spare = spawn(s);
 }
 
+/** The background boot: the pool up to poolSize, then the spare. */
+export function bootRest(s: SandboxState): void {
+  if (s.closed || s.earlyDeaths > MAX_EARLY_DEATHS) return;
+  while (s.pool.length < s.poolSize) s.pool.push(spawn(s));
+  ensureSpare(s);
+}
+
 /** An extra worker is ended only after this long without runs, so hot slices do not churn threads. */
 const TRIM_IDLE_MS = 5000;
 const idleSince = new WeakMap<PoolWorker, number>();
