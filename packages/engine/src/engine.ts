@@ -83,6 +83,8 @@ export function createEngine(options: EngineOptions): Engine {
           ...(resumeOptions.limits ? { limits: resumeOptions.limits } : {}),
           ...(start.sourceRunId ? { sourceRunId: start.sourceRunId } : {}),
           ...(start.revisionOf ? { revisionOf: start.revisionOf } : {}),
+          // The host may have changed since (a tool unmounted, another directory): check again.
+          ...(start.requires !== undefined ? { requires: start.requires } : {}),
         },
         // Answers shaped by the halt (stopped children, refused calls) run again live.
         {

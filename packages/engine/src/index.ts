@@ -1,7 +1,13 @@
 // @wf/engine: runs. Lifecycle, scheduling, limits, budget, events, journal replay; simulated
 // agents (the embedded default provider) and an in-memory recorder.
 
-export type { BackendJournal, DeploymentSemaphore, ExecutionBackend } from './backend.js';
+export type {
+  BackendJournal,
+  DeploymentSemaphore,
+  ExecutionBackend,
+  NestedRunCall,
+  NestedScope,
+} from './backend.js';
 export { createEngine, DEFAULT_ENGINE_LIMITS } from './engine.js';
 export type { EngineErrorCode } from './errors.js';
 export { ENGINE_ERROR_CODES, EngineError, isRunControlError, RUN_CONTROL_CODES } from './errors.js';

@@ -94,14 +94,6 @@ export function defaultAllocation(
   return Math.min(defaultTaskTokens, Math.max(1, Math.floor(budgetTotal / concurrency)));
 }
 
-export function jsonSize(value: unknown): number {
-  try {
-    return JSON.stringify(value)?.length ?? 0;
-  } catch {
-    return 0;
-  }
-}
-
 /**
  * The sandbox's own wall limit is lifted to ~23 days (below the timer maximum, which the sandbox adds grace to): the engine keeps the run's wall
  * limit itself, because only it knows about pause (a paused run does not time out). Outstanding

@@ -92,8 +92,9 @@ export function createMemoryRecorder(): MemoryRecorder {
     event(event) {
       need(event.runId).events.push(JSON.stringify(event));
     },
-    journal(runId, entry) {
-      need(runId).journal.push(JSON.stringify(entry));
+    journal(runId, entry, text) {
+      // The engine's own serialisation of this entry, when it passes one (computed once per call).
+      need(runId).journal.push(typeof text === 'string' ? text : JSON.stringify(entry));
     },
     async artifact(runId, name, value) {
       const run = need(runId);

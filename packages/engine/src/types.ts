@@ -8,7 +8,7 @@ import type {
   TaskStatus,
   WorkflowApi,
 } from '@wf/bridge';
-import type { ExecutionBackend } from './backend.js';
+import type { ExecutionBackend, NestedScope } from './backend.js';
 import type {
   AgentProvider,
   Approver,
@@ -183,6 +183,11 @@ export interface StartOptions {
   /** Lineage recorded in the start record. */
   readonly sourceRunId?: string;
   readonly revisionOf?: string;
+  /**
+   * Set by a durable backend running a nested `wf.workflow` as its own run: the run is a nested
+   * scope (it cannot nest again) and its guest sees the parent's run id, budget and task ids.
+   */
+  readonly nested?: NestedScope;
 }
 
 export interface ResumeOptions {
@@ -203,6 +208,11 @@ export interface RunDone {
   readonly result?: unknown;
   readonly error?: { readonly code: string; readonly message: string };
   readonly cost: RunCost;
+  /**
+   * Set for a run started with `StartOptions.nested`: its highest task number and children
+   * admitted, replayed ones included, so the parent continues from them.
+   */
+  readonly nested?: { readonly lastTaskSeq: number; readonly agents: number };
 }
 
 export interface RunHandle {

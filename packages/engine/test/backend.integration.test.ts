@@ -106,3 +106,109 @@ it('backend.agents launches the children and backend.deployment is acquired once
   expect(held).toBe(0);
   expect(peak).toBeLessThanOrEqual(REVIEW_MANIFEST.maxConcurrency);
 }, 60_000);
+
+it('backend.nested runs wf.workflow as its own run: the guest sees the same ids, result and limits', async () => {
+  const m = (name: string, extra: Record<string, unknown> = {}) => ({
+    name,
+    description: 'A nested-workflow check.',
+    phases: ['work'],
+    readOnly: true,
+    maxAgents: 20,
+    maxConcurrency: 2,
+    patterns: ['fan-out-and-synthesize'],
+    ...extra,
+  });
+  const inner = {
+    manifest: m('inner-flow'),
+    source: `async function run(wf, args) {
+      const rs = await wf.parallel(args.names.map((n) => () => wf.runAgent({ name: n, prompt: 'p ' + n })));
+      return { ids: rs.map((r) => r.taskId), texts: rs.map((r) => r.finalText), runId: wf.runId, pick: Math.random() };
+    }`,
+  };
+  const nesting = {
+    manifest: m('nesting-flow'),
+    source: `async function run(wf) { return await wf.workflow('inner-flow', { names: ['x'] }); }`,
+  };
+  const resolveWorkflow = async (name: string) =>
+    name === 'inner-flow' ? inner : name === 'nesting-flow' ? nesting : undefined;
+  const parent = (body: string, extra: Record<string, unknown> = {}) => ({
+    workflow: {
+      manifest: m('parent-flow', extra),
+      source: `async function run(wf, args) {\n${body}\n}`,
+    },
+    trust: 'capability-generated' as const,
+    runId: 'nest-1',
+    seed: 9,
+    startTime: 1_700_000_000_000,
+  });
+  const flow = parent(`
+    const a = await wf.runAgent({ name: 'first', prompt: 'p' });
+    const n = await wf.workflow('inner-flow', { names: ['b', 'c', 'd'] });
+    const z = await wf.synthesize({ inputs: n.texts, rubric: 'r' });
+    return { a: a.taskId, n, z: z.taskId, pick: Math.random() };`);
+
+  const embedded = await runToEnd(
+    createEngine({ agents: createSimulatedAgents({ seed: 3 }), sandbox, resolveWorkflow }),
+    flow,
+  );
+  expect(embedded.done.status).toBe('completed');
+
+  const calls: unknown[] = [];
+  const backend: ExecutionBackend = {
+    name: 'nesting',
+    async nested(call) {
+      calls.push({ callId: call.callId, scope: call.scope, limits: call.limits });
+      const engine = createEngine({
+        agents: createSimulatedAgents({ seed: 3 }),
+        sandbox,
+        resolveWorkflow,
+      });
+      const { done } = await runToEnd(engine, {
+        workflow: { manifest: call.workflow.manifest, source: call.workflow.source },
+        args: call.args,
+        trust: 'capability-generated',
+        runId: `${call.parentRunId}.wf${call.callId}`,
+        seed: call.seed,
+        startTime: call.startTime,
+        nested: call.scope,
+        limits: call.limits,
+      });
+      return done;
+    },
+  };
+  const engine = createEngine({
+    agents: createSimulatedAgents({ seed: 3 }),
+    sandbox,
+    resolveWorkflow,
+    backend,
+  });
+  const onBackend = await runToEnd(engine, flow);
+  expect(onBackend.done.status).toBe('completed');
+  expect(JSON.stringify(onBackend.done.result)).toBe(JSON.stringify(embedded.done.result));
+  expect(onBackend.done.cost.agentsStarted).toBe(embedded.done.cost.agentsStarted);
+  expect(calls).toEqual([
+    {
+      callId: 2,
+      scope: { guestRunId: 'nest-1', firstTaskSeq: 1, budgetTotal: null },
+      limits: { maxAgents: 19 },
+    },
+  ]);
+
+  // the nested run is a nested scope: it cannot nest again, and that fails the parent
+  const twice = await runToEnd(engine, {
+    ...parent(`return await wf.workflow('nesting-flow', {});`),
+    runId: 'nest-2',
+  });
+  expect(twice.done.status).toBe('failed');
+  expect(twice.done.error?.code).toBe('WF_ENGINE_NESTING_LIMIT');
+  // the parent's maxAgents bounds the nested run's children, and that fails the parent too
+  const capped = await runToEnd(engine, {
+    ...parent(
+      `await wf.runAgent({ name: 'a', prompt: 'p' }); return await wf.workflow('inner-flow', { names: ['b', 'c'] });`,
+      { maxAgents: 2 },
+    ),
+    runId: 'nest-3',
+  });
+  expect(capped.done.status).toBe('failed');
+  expect(capped.done.error?.code).toBe('WF_ENGINE_AGENT_LIMIT');
+});

@@ -699,3 +699,32 @@ describe('misbehaving ports', () => {
     expect(byType(events, 'agent-completed')).toHaveLength(1);
   });
 });
+
+describe('journal text (issue 16: each entry serialised once)', () => {
+  it("hands the recorder the entry's JSON text, which the memory recorder stores as is", async () => {
+    const inner = createMemoryRecorder();
+    const seen: [unknown, unknown][] = [];
+    const recorder = {
+      ...inner,
+      journal(runId: string, entry: unknown, text?: string) {
+        seen.push([entry, text]);
+        inner.journal(runId, entry as never, text);
+      },
+    };
+    const engine = createEngine({ agents: createSimulatedAgents(), recorder });
+    const { done, runId } = await runToEnd(
+      engine,
+      local(async (wf) => {
+        await wf.runAgent({ name: 'alpha', prompt: 'p' });
+        await wf.log('x');
+        return null;
+      }),
+    );
+    expect(done.status).toBe('completed');
+    expect(seen.length).toBeGreaterThanOrEqual(2);
+    // The text is exactly the entry's serialisation (what maxJournalBytes charged)...
+    for (const [entry, text] of seen) expect(text).toBe(JSON.stringify(entry));
+    // ...and the memory recorder keeps that text: the journal reads back as the entries.
+    expect((await inner.load(runId))?.journal).toEqual(seen.map(([entry]) => entry));
+  });
+});

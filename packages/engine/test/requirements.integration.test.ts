@@ -6,14 +6,16 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Sandbox } from '@wf/sandbox';
 import {
   type ApprovalRequest,
   createEngine,
+  createMemoryRecorder,
   createSimulatedAgents,
   type HostFacts,
   type StartOptions,
 } from '../src/index.js';
-import { manifest, runToEnd } from './helpers.js';
+import { manifest, runToEnd, shareSandbox } from './helpers.js';
 
 let plain: string;
 let repo: string;
@@ -173,5 +175,50 @@ describe('requires in preflight', () => {
     const { done } = await runToEnd(engine, start({ tools: ['read'] }));
     expect(done.error?.code).toBe('WF_ENGINE_REQUIRES_TOOL');
     expect(agents.stats().started).toBe(0);
+  });
+});
+
+describe('requires on resume', () => {
+  let sandbox: Sandbox;
+  shareSandbox((created) => {
+    sandbox = created;
+  });
+  const SOURCE = `async function run(wf) {
+  const a = await wf.runAgent({ name: 'first', prompt: 'p' });
+  const b = await wf.runAgent({ name: 'second', prompt: 'p' });
+  return [a && a.status, b && b.status];
+}`;
+
+  it('a resumed run checks the recorded requires again, on the host it resumes on', async () => {
+    const recorder = createMemoryRecorder();
+    const engineWith = (tools: string[], agents = createSimulatedAgents()) => ({
+      agents,
+      engine: createEngine({ agents, recorder, sandbox, hostFacts: () => ({ tools }) }),
+    });
+    const first = engineWith(['grep'], createSimulatedAgents({ delayMs: 60_000 }));
+    const handle = await first.engine.start({
+      workflow: { manifest: manifest({ name: 'needs-grep' }), source: SOURCE },
+      trust: 'capability-generated',
+      requires: { tools: ['grep'] },
+    });
+    for await (const e of handle.events) if (e.type === 'agent-started') handle.stop('Ctrl-C');
+    expect((await handle.done).status).toBe('stopped');
+    await first.engine.close();
+
+    // The host lost the tool since: the resume is refused before any child starts.
+    const lost = engineWith(['read']);
+    const refusedDone = await (await lost.engine.resume(handle.runId)).done;
+    expect(refusedDone.status).toBe('failed');
+    expect(refusedDone.error?.code).toBe('WF_ENGINE_REQUIRES_TOOL');
+    expect(refusedDone.error?.message).toContain('"grep"');
+    expect(lost.agents.stats().started).toBe(0);
+    await lost.engine.close();
+
+    // Where the requirement still holds, the same resume runs.
+    const held = engineWith(['grep', 'read']);
+    const done = await (await held.engine.resume(handle.runId)).done;
+    expect(done.status).toBe('completed');
+    expect(held.agents.stats().started).toBeGreaterThan(0);
+    await held.engine.close();
   });
 });

@@ -130,7 +130,7 @@ function guardRecorder(inner: RunRecorder): RunRecorder {
   return {
     begin: (run) => inner.begin(run),
     event: quiet((e) => inner.event(e)),
-    journal: quiet((runId, entry) => inner.journal(runId, entry)),
+    journal: quiet((runId, entry, text) => inner.journal(runId, entry, text)),
     artifact: (runId, name, value) => inner.artifact(runId, name, value),
     update: quiet((runId, patch) => inner.update(runId, patch)),
     finish: (runId, record) => inner.finish(runId, record),

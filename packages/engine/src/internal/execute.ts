@@ -8,8 +8,8 @@ import {
   parseManifest,
   validateArgs,
 } from '@wf/bridge';
-import { EngineError } from '../errors.js';
-import { jsonSize, sandboxLimits, tighter, WARN_RATIO } from '../limits.js';
+import { EngineError, type EngineErrorCode, RUN_CONTROL_CODES } from '../errors.js';
+import { sandboxLimits, tighter, WARN_RATIO } from '../limits.js';
 import type { JournalEntry, RunCost, RunStartRecord, RunStatus } from '../ports.js';
 import type { ResolvedWorkflow, RunDone, SandboxLike } from '../types.js';
 import {
@@ -64,7 +64,12 @@ export async function execute(e: EngineState, ctx: RunContext): Promise<RunDone>
     simulated: e.agents.simulated === true,
     ...(start.sourceRunId ? { sourceRunId: start.sourceRunId } : {}),
     ...(start.revisionOf ? { revisionOf: start.revisionOf } : {}),
+    ...(start.requires !== undefined ? { requires: start.requires } : {}),
   };
+  // The engine's sandbox (its first worker loads QuickJS on another thread) boots while the run is
+  // recorded and preflighted instead of after; read once preflight passed, never left unhandled.
+  const boxReady = source !== undefined ? sandbox(e) : undefined;
+  boxReady?.catch(() => {});
   await e.recorder.begin(record);
   events.emit(
     'workflow-started',
@@ -85,7 +90,7 @@ export async function execute(e: EngineState, ctx: RunContext): Promise<RunDone>
   if (!checked.ok) return finishWith(e, runId, undefined, events, checked.end);
   const { manifest, args } = checked;
 
-  const box = source !== undefined ? await sandbox(e) : undefined;
+  const box = boxReady === undefined ? undefined : await boxReady;
   const r: Run = new Run({
     runId,
     workflow: name,
@@ -110,9 +115,12 @@ export async function execute(e: EngineState, ctx: RunContext): Promise<RunDone>
     ...(e.options.readFile?.deny ? { readFileDeny: e.options.readFile.deny } : {}),
     ...(e.options.readFile?.allow ? { readFileAllow: e.options.readFile.allow } : {}),
     ...(e.options.resolveWorkflow ? { resolveWorkflow: e.options.resolveWorkflow } : {}),
-    runNested: (nested, nestedArgs, nestedName): Promise<unknown> =>
-      runNested(e, r, nested, nestedArgs, nestedName, box, seed, startTime),
+    runNested: (nested, nestedArgs, nestedName, callId): Promise<unknown> =>
+      runNested(e, r, nested, nestedArgs, nestedName, box, seed, startTime, callId),
   });
+  // A nested run on a durable backend numbers its children after the parent's, as it would inside
+  // the parent's run.
+  if (start.nested) r.taskSeq = start.nested.firstTaskSeq;
   ctx.run = r;
   if (ctx.stopRequest !== undefined) r.stop(ctx.stopRequest);
   wall.start(
@@ -154,8 +162,10 @@ export async function execute(e: EngineState, ctx: RunContext): Promise<RunDone>
         r.ended && !replayed && !genuineAfterHalt(delivered)
           ? { ...delivered, afterHalt: true as const }
           : delivered;
-      journalBytes += jsonSize(entry);
-      e.recorder.journal(runId, entry);
+      // Serialised once: the same text is charged here and stored by the recorder.
+      const text = jsonText(entry);
+      journalBytes += text?.length ?? 0;
+      e.recorder.journal(runId, entry, text);
       held?.append(entry);
       if (journalBytes > e.limits.maxJournalBytes) {
         r.fail({
@@ -171,7 +181,7 @@ export async function execute(e: EngineState, ctx: RunContext): Promise<RunDone>
     onDiverged: (error) => r.fail(error),
     stallMs: e.limits.replayStallMs,
   });
-  const caps = capabilities(r, { depth: 0, workflow: name }, journal);
+  const caps = capabilities(r, { depth: start.nested ? 1 : 0, workflow: name }, journal);
 
   let outcome:
     | { ok: true; value: unknown }
@@ -182,7 +192,11 @@ export async function execute(e: EngineState, ctx: RunContext): Promise<RunDone>
         source,
         args: args.args,
         capabilities: caps,
-        prelude: createGuestPrelude({ runId, args: args.args, budgetTotal: r.budgetTotal }),
+        prelude: createGuestPrelude({
+          runId: start.nested?.guestRunId ?? runId,
+          args: args.args,
+          budgetTotal: start.nested ? start.nested.budgetTotal : r.budgetTotal,
+        }),
         limits: sandboxLimits(e.limits, r.maxAgents),
         seed,
         startTime,
@@ -245,22 +259,32 @@ export async function execute(e: EngineState, ctx: RunContext): Promise<RunDone>
     journal.close();
     wall.stop();
   }
-  if (r.fatal) return finishWith(e, runId, r, events, { status: 'failed', error: r.fatal });
-  if (r.stopReason !== undefined) {
-    return finishWith(e, runId, r, events, {
-      status: 'stopped',
-      error: { code: 'WF_ENGINE_RUN_STOPPED', message: r.stopReason },
-    });
-  }
-  if (!outcome.ok)
-    return finishWith(e, runId, r, events, { status: 'failed', error: outcome.error });
-  return finishWith(e, runId, r, events, { status: 'completed', result: outcome.value });
+  const end: Parameters<typeof finishWith>[4] = r.fatal
+    ? { status: 'failed', error: r.fatal }
+    : r.stopReason !== undefined
+      ? { status: 'stopped', error: { code: 'WF_ENGINE_RUN_STOPPED', message: r.stopReason } }
+      : outcome.ok
+        ? { status: 'completed', result: outcome.value }
+        : { status: 'failed', error: outcome.error };
+  const done = await finishWith(e, runId, r, events, end);
+  // A nested run's parent continues its task numbering and agent count from these; unlike the
+  // cost (this execution's), they include children replayed from the journal.
+  return start.nested ? { ...done, nested: { lastTaskSeq: r.taskSeq, agents: r.admitted } } : done;
 }
 
 /**
  * After a halt, only answers the halt cannot have shaped stay replayable: a child that completed
  * (runAgent, wait) and a synthesis that completed. Anything else runs again on resume.
  */
+/** `JSON.stringify(value)`, or undefined when it cannot be serialised (charged as 0, as before). */
+function jsonText(value: unknown): string | undefined {
+  try {
+    return JSON.stringify(value);
+  } catch {
+    return undefined;
+  }
+}
+
 function genuineAfterHalt(entry: JournalEntry): boolean {
   if (!entry.outcome.ok) return false;
   const value = (entry.outcome.value as { value?: unknown } | null)?.value as
@@ -307,6 +331,7 @@ export async function runNested(
   box: SandboxLike | undefined,
   seed: number,
   startTime: number,
+  callId: number,
 ): Promise<unknown> {
   const parsed = parseManifest(nested.manifest);
   if (!parsed.ok) {
@@ -329,6 +354,8 @@ export async function runNested(
       `wf.workflow("${name}"): its source breaks the source contract`,
     );
   }
+  if (e.backend.nested)
+    return runNestedOnBackend(e, run, nested, args.args, name, seed, startTime, callId);
   const sb = box ?? (await sandbox(e));
   const out = await sb.run({
     source: nested.source,
@@ -345,6 +372,69 @@ export async function runNested(
   throw new EngineError(
     'WF_ENGINE_WORKFLOW_FAILED',
     `wf.workflow("${name}") ${out.status}: ${error.code}: ${error.message}`,
+  );
+}
+
+/**
+ * A durable backend runs the nested workflow as its own run (a parent continued elsewhere
+ * re-attaches to it); its children and tokens then count against the parent as if they had run
+ * inside it (maxAgents and the token budget are shared, as in the embedded engine).
+ */
+async function runNestedOnBackend(
+  e: EngineState,
+  run: Run,
+  nested: ResolvedWorkflow,
+  args: unknown,
+  name: string,
+  seed: number,
+  startTime: number,
+  callId: number,
+): Promise<unknown> {
+  const nestedRun = e.backend.nested as NonNullable<typeof e.backend.nested>;
+  const left = run.budgetTotal === null ? undefined : run.budgetTotal - run.spent - run.reserved;
+  const done = await nestedRun({
+    parentRunId: run.id,
+    callId,
+    name,
+    workflow: nested,
+    args,
+    seed,
+    startTime,
+    scope: { guestRunId: run.id, firstTaskSeq: run.taskSeq, budgetTotal: run.budgetTotal },
+    limits: {
+      maxAgents: Math.max(0, run.maxAgents - run.admitted),
+      // a spent budget still refuses the nested run's first child, as it would in the parent
+      ...(left !== undefined ? { tokenBudget: Math.max(1, left) } : {}),
+    },
+    signal: run.abort.signal,
+  });
+  const c = done.cost;
+  // after a failover the nested run's cost counts only its last execution: ids and agents come
+  // from its own count, which includes children replayed from its journal
+  const tasks = done.nested ?? {
+    lastTaskSeq: run.taskSeq + c.agentsStarted,
+    agents: c.agentsStarted,
+  };
+  run.admitted += tasks.agents;
+  run.taskSeq = Math.max(run.taskSeq, tasks.lastTaskSeq);
+  run.cost.started += c.agentsStarted;
+  run.cost.completed += c.agentsCompleted;
+  run.cost.cacheHits += c.cacheHits;
+  run.cost.inputTokens += c.tokenUsage.inputTokens;
+  run.cost.outputTokens += c.tokenUsage.outputTokens;
+  run.cost.peak = Math.max(run.cost.peak, c.peakConcurrency);
+  run.spent += c.tokenUsage.totalTokens;
+  run.checkSpent();
+  if (done.status === 'completed') return done.result;
+  const error = done.error ?? { code: 'WF_ENGINE_WORKFLOW_FAILED', message: done.status };
+  // A limit the nested run hit (maxAgents, budget, nesting...) fails the parent too, as it does
+  // when the nested workflow runs inside the parent's run (invariant 2).
+  if ((RUN_CONTROL_CODES as readonly string[]).includes(error.code)) {
+    throw new EngineError(error.code as EngineErrorCode, error.message);
+  }
+  throw new EngineError(
+    'WF_ENGINE_WORKFLOW_FAILED',
+    `wf.workflow("${name}") ${done.status}: ${error.code}: ${error.message}`,
   );
 }
 

@@ -1,7 +1,7 @@
 // The engine handlers behind each `wf` host call, for one scope (the run, or a nested workflow):
 // they admit children, answer waits and snapshots, steer and stop, and write logs and artifacts.
 import { EngineError, isRunControlError } from '../errors.js';
-import type { TaskInput, TaskSnapshot } from '../types.js';
+import type { HostCallContext, TaskInput, TaskSnapshot } from '../types.js';
 import { readWorkspaceFile } from './read-file.js';
 import { errorInfo, lastTextOf } from './run-agent.js';
 import type { Run, RunScope, Task } from './run.js';
@@ -123,7 +123,7 @@ export function createRunHandlers(
       }
       return { text: result.finalText, taskId: task.taskId };
     },
-    workflow: async (input: { name: string; args?: unknown }) => {
+    workflow: async (input: { name: string; args?: unknown }, ctx?: HostCallContext) => {
       if (scope.depth >= 1) {
         throw new EngineError(
           'WF_ENGINE_NESTING_LIMIT',
@@ -143,7 +143,12 @@ export function createRunHandlers(
       }
       run.deps.events.emit('nested-started', { workflow: input.name });
       try {
-        const value = await run.deps.runNested(resolved, input.args ?? {}, input.name);
+        const value = await run.deps.runNested(
+          resolved,
+          input.args ?? {},
+          input.name,
+          ctx?.callId ?? 0,
+        );
         run.deps.events.emit('nested-completed', { workflow: input.name, status: 'completed' });
         return value;
       } catch (e) {

@@ -78,8 +78,13 @@ export interface RunDeps {
   /** Subtrees of `.dsh/` the app wrote for workflows to read (never inside a deny root). */
   readonly readFileAllow?: readonly string[];
   readonly resolveWorkflow?: (name: string) => Promise<ResolvedWorkflow | undefined>;
-  /** Runs a nested source workflow in the same run (fresh sandbox, depth 1). */
-  readonly runNested: (workflow: ResolvedWorkflow, args: unknown, name: string) => Promise<unknown>;
+  /** Runs a nested source workflow in the same run (fresh sandbox, depth 1), or on the backend. */
+  readonly runNested: (
+    workflow: ResolvedWorkflow,
+    args: unknown,
+    name: string,
+    callId: number,
+  ) => Promise<unknown>;
 }
 
 export class Run {

@@ -119,8 +119,6 @@ export function createSchemaPool(limits: SchemaWorkerLimits = SCHEMA_WORKER_LIMI
         stackSizeMb: 4,
       },
     });
-    // An idle worker must not keep the host process alive; a running job's timer does.
-    worker.unref();
     const slot: Slot = {
       worker,
       ready: false,
@@ -168,6 +166,10 @@ export function createSchemaPool(limits: SchemaWorkerLimits = SCHEMA_WORKER_LIMI
       });
     });
     worker.on('exit', () => retire(slot, undefined));
+    // An idle worker must not keep the host process alive; a running job's timer does. After the
+    // listeners: adding a 'message' listener refs the worker's port again, and a process whose
+    // run validated a schema then waited for the 10 s idle timer before it could exit.
+    worker.unref();
     slots.push(slot);
     return slot;
   };
