@@ -3,6 +3,8 @@
 // the other (DESIGN.md section 3). Types only; the RunRecorder port is the engine's, declared here
 // with its records so the disk store can extend it.
 
+import type { CapsuleRequires } from './capsule.js';
+
 /** How far a workflow is trusted; decides sandboxing and approval. */
 export type Trust = 'trusted-package' | 'capability-generated' | 'trusted-local';
 
@@ -88,6 +90,8 @@ export interface RunStartRecord {
   readonly simulated?: boolean;
   readonly sourceRunId?: string;
   readonly revisionOf?: string;
+  /** The capsule's `requires`: resume checks it again against the host it resumes on. */
+  readonly requires?: CapsuleRequires;
 }
 
 /** One journaled host call: what the guest asked, what it got, and when (logical time). */
@@ -133,7 +137,11 @@ export interface RunFinishRecord {
 export interface RunRecorder {
   begin(run: RunStartRecord): Promise<void>;
   event(event: RunEvent): void;
-  journal(runId: string, entry: JournalEntry): void;
+  /**
+   * `text`, when given, is `JSON.stringify(entry)` as the engine already computed it (to charge
+   * `maxJournalBytes`): a recorder may store it instead of serialising the entry a second time.
+   */
+  journal(runId: string, entry: JournalEntry, text?: string): void;
   /** Write-once JSON artifact; rejects when the name was already written in this run. */
   artifact(
     runId: string,

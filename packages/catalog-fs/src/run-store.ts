@@ -40,7 +40,7 @@ export async function openRunStore(options: RunStoreOptions): Promise<RunStore> 
     root: s.basePath,
     begin: (run) => beginRun(s, run),
     event: (event) => recordEvent(s, event),
-    journal: (runId, entry) => recordJournal(s, runId, entry),
+    journal: (runId, entry, text) => recordJournal(s, runId, entry, text),
     artifact: (runId, name, value) => writeArtifact(s, runId, name, value),
     update: (runId, patch) => updateRun(s, runId, patch),
     finish: (runId, record) => finishRun(s, runId, record),

@@ -204,6 +204,63 @@ describe('recording a run', () => {
   });
 });
 
+describe('appending lines (issue 16: once per entry, synchronous appends)', () => {
+  const entry = (seq: number, value: unknown) => ({
+    seq,
+    settleSeq: seq,
+    method: 'log',
+    input: { m: seq },
+    outcome: { ok: true as const, value },
+    settledAt: seq,
+  });
+  const lines = (runId: string, file: string) =>
+    readFileSync(join(runDir(runId), file), 'utf8').split('\n');
+
+  it("stores the engine's own journal text when it is one line, and serialises anything else", async () => {
+    await store.begin(startRecord('run-text'));
+    const first = entry(1, 'a');
+    store.journal('run-text', first, JSON.stringify(first));
+    // The store takes the text it is given (the engine already serialised the entry)...
+    store.journal('run-text', entry(2, 'b'), '{"given":true}');
+    // ...but never a text that would break the one-line-per-entry framing, nor a non-string.
+    store.journal('run-text', entry(3, 'c'), '{"a":1}\n{"forged":true}');
+    store.journal('run-text', entry(4, 'd'), 42 as never);
+    store.journal('run-text', entry(5, 'e'));
+    await store.finish('run-text', finishRecord());
+    expect(lines('run-text', 'journal.jsonl')).toEqual([
+      JSON.stringify(first),
+      '{"given":true}',
+      JSON.stringify(entry(3, 'c')),
+      JSON.stringify(entry(4, 'd')),
+      JSON.stringify(entry(5, 'e')),
+      '',
+    ]);
+  });
+
+  it('routes interleaved lines of two live runs to their own files, and none to a finished run', async () => {
+    await store.begin(startRecord('run-a'));
+    await store.begin(startRecord('run-b'));
+    for (let seq = 1; seq <= 6; seq++) {
+      store.event(event('run-a', seq));
+      store.event(event('run-b', seq));
+      store.journal('run-b', entry(seq, `b${seq}`));
+    }
+    await store.finish('run-a', finishRecord());
+    // After finish the run is no longer live: a straggler is dropped, not appended.
+    store.event(event('run-a', 7));
+    store.event(event('run-b', 7));
+    await store.finish('run-b', finishRecord());
+    const seqs = (runId: string) =>
+      lines(runId, 'events.jsonl')
+        .filter((l) => l !== '')
+        .map((l) => [JSON.parse(l).runId, JSON.parse(l).seq]);
+    expect(seqs('run-a')).toEqual([1, 2, 3, 4, 5, 6].map((n) => ['run-a', n]));
+    expect(seqs('run-b')).toEqual([1, 2, 3, 4, 5, 6, 7].map((n) => ['run-b', n]));
+    expect(lines('run-a', 'journal.jsonl')).toEqual(['']);
+    expect(lines('run-b', 'journal.jsonl')).toHaveLength(7);
+  });
+});
+
 describe('ownership, recovery and deletion', () => {
   it('never deletes an active run, even with force', async () => {
     await store.begin(startRecord('run-a'));

@@ -51,6 +51,7 @@ export interface LiveRun {
   snapshot: Record<string, unknown>;
   events: fsp.FileHandle;
   journal: fsp.FileHandle;
+  /** Lines waiting for the next flush, each without its newline (joined with one per batch). */
   eventBuf: string[];
   journalBuf: string[];
   /** The unwritten tail of a batch whose write failed: retried first, so no line is split. */
@@ -68,6 +69,8 @@ export interface LiveRun {
   writeError: unknown;
   /** A finish() that could not be written (disk full): retried on every lease tick. */
   pendingFinish: RunFinishRecordShape | undefined;
+  /** Set when the run leaves LIVE (finish or the store's close). */
+  retired: boolean;
 }
 
 export function checkRunId(runId: unknown): asserts runId is string {
@@ -127,6 +130,8 @@ export interface RunStoreState {
   readonly allowSymlinkedRoot: boolean;
   /** Per run: where the last events() read stopped (after a whole line), for cheap tailing. */
   readonly tails: Map<string, { ino: number; offset: number; lastSeq: number }>;
+  /** The run the last event/journal/update went to: saves building and hashing its key per call. */
+  lastLive: LiveRun | undefined;
 }
 
 /** Resolves the options into the store state and claims the partition (if any) for the project. */
@@ -166,6 +171,7 @@ export async function openRunStoreState(options: RunStoreOptions): Promise<RunSt
     maxArtifactBytes,
     allowSymlinkedRoot,
     tails: new Map(),
+    lastLive: undefined,
   };
 
   // Partition marker: created once, create-only; a marker naming another project is refused so
@@ -236,7 +242,11 @@ export function keyOf(s: RunStoreState, runId: string): string {
 }
 
 export function liveRun(s: RunStoreState, runId: string): LiveRun | undefined {
-  return LIVE.get(keyOf(s, runId));
+  const last = s.lastLive;
+  if (last !== undefined && last.runId === runId && !last.retired) return last;
+  const run = LIVE.get(keyOf(s, runId));
+  s.lastLive = run;
+  return run;
 }
 
 export async function readSnapshot(dir: SafeDir): Promise<RunSnapshot> {
