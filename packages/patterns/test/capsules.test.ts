@@ -6,8 +6,10 @@ import { join } from 'node:path';
 import { parseCapsule, PATTERN_IDS, validateArgs } from '@wf/bridge';
 import { checkWorkflowSource } from '@wf/source-contract';
 import { describe, expect, it } from 'vitest';
+import { shippedIndex } from '../scripts/generate-index.mjs';
 import { readSources, renderSources } from '../scripts/generate-sources.mjs';
 import { BUILT_INS, findShippedWorkflow, PATTERNS, SHIPPED_WORKFLOWS } from '../src/index.js';
+import { SHIPPED_INDEX } from '../src/shipped-index.js';
 
 const workflowsDir = join(import.meta.dirname, '..', 'src', 'workflows');
 
@@ -78,5 +80,12 @@ describe('shipped capsules', () => {
     );
     // Stale means someone edited a .workflow.js without `pnpm --filter @wf/patterns generate`.
     expect(generated).toBe(renderSources(readSources()));
+  });
+
+  it('ships a fresh listing index (@wf/patterns/shipped-index, what `wf list` reads)', () => {
+    // Stale means a capsule changed without `pnpm --filter @wf/patterns generate`: `wf list`
+    // would show an old description, schema or example, or call an invalid capsule valid.
+    expect(SHIPPED_INDEX).toEqual(shippedIndex(BUILT_INS, PATTERNS, parseCapsule));
+    expect(SHIPPED_INDEX.every((e) => e.valid)).toBe(true);
   });
 });
