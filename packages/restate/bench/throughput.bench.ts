@@ -1,10 +1,12 @@
 // 100 runs x 20 simulated agents: the embedded engine (baseline) and Restate with 1 and 2 worker
 // processes behind one balancer address, side by side in this run on one real server. Prints
 // wall time, throughput and the per-host-call overhead against the embedded baseline, median of
-// BENCH_ROUNDS rounds (default 3). Instant agents: this measures the orchestration cost only.
+// BENCH_ROUNDS rounds (default 3), after the @wf/bench calibration line. Instant agents: this
+// measures the orchestration cost only.
 import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { calibration } from '@wf/bench';
 import { createEngine, createSimulatedAgents } from '@wf/engine';
 import { createSandbox } from '@wf/sandbox';
 import { awaitRun, registerDeployment, submitRun } from '../src/index.js';
@@ -37,6 +39,7 @@ const source = `async function run(wf, args) {
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 
 async function main() {
+  await calibration();
   const sandbox = await createSandbox({ poolSize: 1 });
   const dir = await mkdtemp(join(tmpdir(), 'wf-restate-bench-'));
   const server = await startRestateServer();
@@ -122,7 +125,10 @@ async function main() {
   process.stdout.write(
     `restate throughput: ${RUNS} runs x ${AGENTS} instant simulated agents, deployment cap 16, median of ${ROUNDS}\n` +
       `${line('embedded (baseline)', times.embedded)}\n${line('restate, 1 worker', times.one)}\n${line('restate, 2 workers', times.two)}\n` +
-      `2 workers / 1 worker: ${(median(times.two) / median(times.one)).toFixed(2)}x wall time\n`,
+      `2 workers / 1 worker: ${(median(times.two) / median(times.one)).toFixed(2)}x wall time\n` +
+      `rounds (ms): embedded ${times.embedded.map((x) => x.toFixed(0)).join(', ')}; 1 worker ${times.one.map((x) => x.toFixed(0)).join(', ')}; 2 workers ${times.two.map((x) => x.toFixed(0)).join(', ')}; load average at the end ${loadavg()
+        .map((x) => x.toFixed(1))
+        .join(' ')}\n`,
   );
 }
 

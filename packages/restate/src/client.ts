@@ -2,10 +2,11 @@
 // run id, so submitting the same run id twice attaches to the first.
 import type { RunDone } from '@wf/engine';
 import { RestateBackendError } from './errors.js';
+import { fromRef } from './internal/blobs.js';
 import { callPatiently, httpJson, parseAnswer } from './internal/http.js';
 import { isRunId, RUN_SERVICE } from './internal/names.js';
 import type { RunSubmission } from './internal/services.js';
-import { checkUrl } from './worker.js';
+import { checkUrl, DEFAULT_MAX_ANSWER_BYTES } from './worker.js';
 
 export type { RunSubmission };
 
@@ -54,11 +55,15 @@ export async function submitRun(
   return { runId: options.runId, invocationId: out.invocationId };
 }
 
-/** Waits for a submitted run's outcome, across worker and server restarts. */
+/**
+ * Waits for a submitted run's outcome, across worker and server restarts. A large result stored
+ * by reference is fetched and checked against its hash and `maxResultBytes` (default 128 MiB).
+ */
 export async function awaitRun(
   ingress: string,
   runId: string,
   signal?: AbortSignal,
+  maxResultBytes: number = DEFAULT_MAX_ANSWER_BYTES,
 ): Promise<RunDone> {
   const base = checkUrl('ingress', ingress);
   const what = `waiting for run ${runId}`;
@@ -75,5 +80,16 @@ export async function awaitRun(
     signal,
     Number.POSITIVE_INFINITY,
   );
-  return parseAnswer<RunDone>(what, answer);
+  const done = parseAnswer<RunDone>(what, answer);
+  return done.result === undefined
+    ? done
+    : {
+        ...done,
+        result: await fromRef(
+          { ingress: base, maxBytes: maxResultBytes },
+          done.result,
+          `the result of run ${runId}`,
+          signal,
+        ),
+      };
 }

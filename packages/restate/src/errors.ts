@@ -11,6 +11,11 @@ export const RESTATE_ERROR_CODES = {
   WF_RESTATE_INVALID_OPTIONS: 'WF_RESTATE_INVALID_OPTIONS',
   /** The durable journal refused an entry: another attempt of the same run wrote a different one. */
   WF_RESTATE_JOURNAL_CONFLICT: 'WF_RESTATE_JOURNAL_CONFLICT',
+  /**
+   * A large answer stored by reference (WfBlob) is above the reader's size limit, missing, or
+   * does not match its hash; or a value to store is above that limit.
+   */
+  WF_RESTATE_ANSWER_REFERENCE: 'WF_RESTATE_ANSWER_REFERENCE',
 } as const;
 
 export type RestateErrorCode = keyof typeof RESTATE_ERROR_CODES;

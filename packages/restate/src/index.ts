@@ -9,13 +9,19 @@ export { RESTATE_ERROR_CODES, RestateBackendError } from './errors.js';
 export {
   AGENT_OBJECT,
   agentKey,
+  BLOB_OBJECT,
   DEPLOYMENT_KEY,
   JOURNAL_OBJECT,
   RUN_SERVICE,
   SEMAPHORE_OBJECT,
 } from './internal/names.js';
 export type { RestateWorker, RestateWorkerOptions } from './worker.js';
-export { registerDeployment, startRestateWorker } from './worker.js';
+export {
+  DEFAULT_ANSWER_BY_REFERENCE_BYTES,
+  DEFAULT_MAX_ANSWER_BYTES,
+  registerDeployment,
+  startRestateWorker,
+} from './worker.js';
 
 /** The Restate server release this package is tested against (`@restatedev/restate-server`). */
 export const RESTATE_SERVER_VERSION = '1.7.12';

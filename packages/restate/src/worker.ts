@@ -4,7 +4,13 @@ import './internal/sdk-setup.js';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as restate from '@restatedev/restate-sdk';
-import type { AgentProvider, EngineLimits, RunRecorder, SandboxLike } from '@wf/engine';
+import type {
+  AgentProvider,
+  EngineLimits,
+  ResolvedWorkflow,
+  RunRecorder,
+  SandboxLike,
+} from '@wf/engine';
 import { RestateBackendError } from './errors.js';
 import { callPatiently, httpJson, parseAnswer } from './internal/http.js';
 import { createServices } from './internal/services.js';
@@ -21,6 +27,12 @@ export interface RestateWorkerOptions {
   /** The run store mirror (events, journal copy, artifacts) the CLI and report read. */
   readonly recorder?: RunRecorder;
   readonly limits?: Partial<EngineLimits>;
+  /**
+   * Resolves `wf.workflow(name)` for runs this worker executes; the nested run (its own WfRun
+   * invocation) carries the resolved source, so the worker that runs it needs no catalog.
+   * Without it nested workflows are refused, as with the embedded engine.
+   */
+  readonly resolveWorkflow?: (name: string) => Promise<ResolvedWorkflow | undefined>;
   /** Children running at once across every worker of the deployment. Default 16. */
   readonly deploymentConcurrency?: number;
   /** Port to listen on (127.0.0.1); default a free one. */
@@ -37,6 +49,12 @@ export interface RestateWorkerOptions {
   readonly identityKeys?: readonly string[];
   /** Longest a run or a child may go without progress Restate sees. Default 6 h. */
   readonly inactivityTimeoutMs?: number;
+  /**
+   * An answer, journal entry or run result whose JSON is above this many bytes is stored in the
+   * `WfBlob` object (chunked, keyed by its SHA-256) and travels by reference. Default 1 MiB;
+   * Restate's own message limit is 32 MiB. Readers refuse references above `limits.maxJournalBytes`.
+   */
+  readonly answerByReferenceBytes?: number;
 }
 
 export interface RestateWorker {
@@ -44,6 +62,11 @@ export interface RestateWorker {
   readonly port: number;
   close(): Promise<void>;
 }
+
+/** Default `answerByReferenceBytes`. */
+export const DEFAULT_ANSWER_BY_REFERENCE_BYTES = 1024 * 1024;
+/** The largest answer a reader fetches: the engine's default journal bound (maxJournalBytes). */
+export const DEFAULT_MAX_ANSWER_BYTES = 128 * 1024 * 1024;
 
 export async function startRestateWorker(options: RestateWorkerOptions): Promise<RestateWorker> {
   const ingress = checkUrl('ingress', options.ingress);
@@ -55,14 +78,26 @@ export async function startRestateWorker(options: RestateWorkerOptions): Promise
       `deploymentConcurrency must be a positive integer, got ${String(capacity)}`,
     );
   }
+  const threshold = options.answerByReferenceBytes ?? DEFAULT_ANSWER_BY_REFERENCE_BYTES;
+  if (!Number.isInteger(threshold) || threshold < 1) {
+    throw new RestateBackendError(
+      'WF_RESTATE_INVALID_OPTIONS',
+      `answerByReferenceBytes must be a positive integer, got ${String(threshold)}`,
+    );
+  }
   const services = createServices({
     ingress,
     agents: options.agents,
     sandbox: options.sandbox,
     ...(options.recorder ? { recorder: options.recorder } : {}),
     ...(options.limits ? { limits: options.limits } : {}),
+    ...(options.resolveWorkflow ? { resolveWorkflow: options.resolveWorkflow } : {}),
     deploymentConcurrency: capacity,
     inactivityTimeoutMs: options.inactivityTimeoutMs ?? 6 * 3_600_000,
+    largeAnswers: {
+      thresholdBytes: threshold,
+      maxBytes: options.limits?.maxJournalBytes ?? DEFAULT_MAX_ANSWER_BYTES,
+    },
   });
   const handler = restate.createEndpointHandler({
     services: [...services],

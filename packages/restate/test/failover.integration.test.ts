@@ -1,6 +1,7 @@
 // Failover (issue 15): two worker processes behind one balancer address; the worker executing a
-// run is SIGKILLed at several points (before any child finished, during the parallel reviews,
-// during the verifications, before the synthesis). The other worker completes the run with the
+// run is SIGKILLed at five points (before any child finished, during the parallel reviews,
+// during the verifications, before the synthesis, right after the last child ended but before the
+// run's result was recorded). The other worker completes the run with the
 // uninterrupted result, and no child that had completed before the kill starts again (counted
 // from the agents' side, across processes).
 import { afterAll, expect, it } from 'vitest';
@@ -23,11 +24,21 @@ async function until(what: string, test: () => boolean, ms = 60_000): Promise<vo
 
 const failoverMs: number[] = [];
 
+/** `completed` once the WfRun invocation has its output, else `running` (Restate answers 470). */
+async function runStatus(runId: string): Promise<'completed' | 'running'> {
+  const res = await fetch(`${c.server.ingress}/restate/workflow/WfRun/${runId}/output`);
+  await res.arrayBuffer();
+  return res.status === 200 ? 'completed' : 'running';
+}
+
 it.each([
   ['before any child finished', 0],
   ['during the parallel reviews', 3],
   ['during the verifications', 8],
   ['before the synthesis', 12],
+  // The synthesis (the last child) just ended: its answer is on its way to the journal and the
+  // run's result is not recorded yet. The continued run must not run the 12 others again.
+  ['after the last child ended, before the result was recorded', FLOW_CHILDREN],
 ])(
   'SIGKILL of the executing worker %s: the other completes it',
   async (_label, endsBeforeKill) => {
@@ -50,6 +61,8 @@ it.each([
     expect(victim, `worker ${executing} executes ${runId}`).toBeDefined();
     await victim?.kill('SIGKILL');
     const killedAt = Date.now();
+    // The kill must have come before the run ended, or this case tests nothing.
+    expect(await runStatus(runId), 'the run was still going at the kill').not.toBe('completed');
     // Completed = its end was logged at least 100 ms before the kill (its result had left the
     // process); a child still in flight on the killed worker may run again (at-least-once).
     const completed = mine('end')
@@ -66,6 +79,8 @@ it.each([
     expect(done.error).toBeUndefined();
     expect(done.status).toBe('completed');
     expect(JSON.stringify(done.result)).toBe(JSON.stringify(reference.result));
+    // the probe used at the kill does see a finished run
+    expect(await runStatus(runId)).toBe('completed');
 
     const begins = logLines(c.log).filter((l) => l.kind === 'begin' && l.key === runId);
     const resumed = begins.find((l) => l.pid !== executing && l.at >= killedAt);
@@ -85,6 +100,6 @@ it.each([
 afterAll(() => {
   if (failoverMs.length > 0)
     process.stdout.write(
-      `failover: continued on another worker after ${failoverMs.join(', ')} ms\n`,
+      `failover: continued on another worker after ${failoverMs.join(', ')} ms (min-max ${Math.min(...failoverMs)}-${Math.max(...failoverMs)} ms)\n`,
     );
 });

@@ -31,6 +31,17 @@ describe('options', () => {
     expect((e as Error).message).toContain('deploymentConcurrency');
   });
 
+  it('refuses a non-positive answerByReferenceBytes', async () => {
+    const e = await startRestateWorker({
+      ingress: 'http://127.0.0.1:1',
+      agents: createSimulatedAgents(),
+      sandbox,
+      answerByReferenceBytes: 0,
+    }).catch((x: unknown) => x);
+    expect((e as RestateBackendError).code).toBe('WF_RESTATE_INVALID_OPTIONS');
+    expect((e as Error).message).toContain('answerByReferenceBytes');
+  });
+
   it('refuses a run id Restate keys cannot carry, and a workflow without source', async () => {
     const bad = await submitRun('http://127.0.0.1:1', {
       runId: 'a/b',

@@ -12,6 +12,7 @@ import {
   startRestateWorker,
   submitRun,
 } from '../src/index.js';
+import { nestedReferenceRun, nestedStart, resolveNested } from './helpers/flow.js';
 import { type RestateServer, startRestateServer } from './helpers/server.js';
 
 let server: RestateServer;
@@ -27,6 +28,7 @@ beforeAll(async () => {
     admin: server.admin,
     agents: createSimulatedAgents({ seed: 3 }),
     sandbox,
+    resolveWorkflow: resolveNested,
   });
 }, 90_000);
 
@@ -98,6 +100,17 @@ it('every shipped workflow: same status and byte-identical result on both backen
   expect(results).toHaveLength(SHIPPED_WORKFLOWS.length);
   await embedded.close();
 }, 180_000);
+
+// No shipped workflow nests: this one does (wf.workflow as its own WfRun invocation on Restate).
+it('a nesting workflow: same status, byte-identical result and child count on both backends', async () => {
+  const local = await nestedReferenceRun(sandbox, 'parity-nested', 4242);
+  await submitRun(server.ingress, nestedStart('parity-nested', 4242));
+  const remote = await awaitRun(server.ingress, 'parity-nested');
+  expect(local.status).toBe('completed');
+  expect(remote.status).toBe(local.status);
+  expect(JSON.stringify(remote.result)).toBe(JSON.stringify(local.result));
+  expect(remote.cost.agentsStarted).toBe(local.cost.agentsStarted);
+}, 120_000);
 
 it('the durable journal keeps one execution: consecutive deliveries only, a different copy is refused', async () => {
   const entry = (settleSeq: number, value: unknown) => ({

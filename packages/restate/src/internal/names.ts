@@ -4,11 +4,24 @@ export const RUN_SERVICE = 'WfRun';
 export const AGENT_OBJECT = 'WfAgent';
 export const JOURNAL_OBJECT = 'WfJournal';
 export const SEMAPHORE_OBJECT = 'WfSemaphore';
+/** Large answers by reference, keyed by the SHA-256 of their JSON text (blobs.ts). */
+export const BLOB_OBJECT = 'WfBlob';
 /** The one deployment-wide semaphore key. */
 export const DEPLOYMENT_KEY = 'deployment';
 
 /** A child's object key: `<runId>/<taskId>` (issue 15). */
 export const agentKey = (runId: string, taskId: string): string => `${runId}/${taskId}`;
+
+/**
+ * A nested run's id and WfRun key: `<parentRunId>.wf<callId>-<request hash>`, a valid run id (the
+ * run store mirror records it), shortened with a hash of the parent id when it would be too long.
+ */
+export function nestedRunId(parentRunId: string, callId: number, hash: string): string {
+  const tail = `.wf${callId}-${hash}`;
+  const id = `${parentRunId}${tail}`;
+  if (id.length <= 128) return id;
+  return `${parentRunId.slice(0, 128 - tail.length - 9)}-${requestHash(parentRunId)}${tail}`;
+}
 
 /** FNV-1a 32-bit of a JSON text: tells two different requests under one task id apart. */
 export function requestHash(text: string): string {

@@ -8,6 +8,7 @@ import type {
   AgentResult,
   ProviderCapabilities,
 } from '@wf/engine';
+import { type BlobPolicy, type BlobRef, fromRef } from './blobs.js';
 import { callPatiently, httpJson, parseAnswer } from './http.js';
 import { AGENT_OBJECT, agentKey, requestHash } from './names.js';
 
@@ -17,6 +18,8 @@ export interface RemoteAgentsOptions {
   readonly capabilities: ProviderCapabilities;
   /** The attempt's signal: when it aborts, every wait ends (the next attempt re-attaches). */
   readonly signal: AbortSignal;
+  /** Where a large answer stored by reference is fetched from, and its size bound. */
+  readonly answers: Pick<BlobPolicy, 'ingress' | 'maxBytes'>;
 }
 
 export function createRemoteAgents(options: RemoteAgentsOptions): AgentProvider {
@@ -53,7 +56,13 @@ export function createRemoteAgents(options: RemoteAgentsOptions): AgentProvider 
         anySignal(stopped.signal, signal),
         Number.POSITIVE_INFINITY,
       ).then(
-        (a) => parseAnswer<AgentResult>(`result of ${request.taskId}`, a),
+        (a) =>
+          fromRef(
+            options.answers,
+            parseAnswer<AgentResult | BlobRef>(`result of ${request.taskId}`, a),
+            `the answer of ${key}`,
+            signal,
+          ),
         (e: unknown) => ({
           status: 'stopped' as const,
           text: '',

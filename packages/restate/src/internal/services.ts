@@ -10,14 +10,18 @@ import type {
   EngineLimits,
   ExecutionBackend,
   JournalEntry,
+  NestedScope,
+  ResolvedWorkflow,
   RunDone,
   RunRecorder,
   SandboxLike,
   Trust,
 } from '@wf/engine';
 import { createEngine } from '@wf/engine';
-import { createRemoteAgents } from './remote-agents.js';
+import { type BlobPolicy, type BlobRef, blobObject, toRef } from './blobs.js';
 import { openRestateJournal } from './journal-store.js';
+import { createNestedRuns } from './nested.js';
+import { createRemoteAgents } from './remote-agents.js';
 import {
   AGENT_OBJECT,
   DEPLOYMENT_KEY,
@@ -38,6 +42,10 @@ export interface RunSubmission {
   /** Fixed at submission so every attempt replays the same guest (invariant 5). */
   readonly seed: number;
   readonly startTime: number;
+  /** Set for a nested `wf.workflow` run (nested.ts): what its guest sees of the parent. */
+  readonly nested?: NestedScope;
+  /** Set for a nested run: what its parent had left. */
+  readonly limits?: { readonly maxAgents: number; readonly tokenBudget?: number };
 }
 
 export interface ServicesOptions {
@@ -47,9 +55,13 @@ export interface ServicesOptions {
   readonly sandbox: SandboxLike;
   readonly recorder?: RunRecorder;
   readonly limits?: Partial<EngineLimits>;
+  /** Resolves `wf.workflow(name)` on the worker executing the parent. */
+  readonly resolveWorkflow?: (name: string) => Promise<ResolvedWorkflow | undefined>;
   readonly deploymentConcurrency: number;
   /** Longest a run or a child may go without a Restate command; longer than the longest child. */
   readonly inactivityTimeoutMs: number;
+  /** Answers, journal entries and results above `thresholdBytes` go by reference (blobs.ts). */
+  readonly largeAnswers: { readonly thresholdBytes: number; readonly maxBytes: number };
 }
 
 type Waiter = { holder: string; awakeableId: string };
@@ -68,7 +80,7 @@ function retryTolerantMirror(inner: RunRecorder, begun: Set<string>): RunRecorde
       begun.add(run.runId);
     },
     event: (e) => inner.event(e),
-    journal: (runId, entry) => inner.journal(runId, entry),
+    journal: (runId, entry, text) => inner.journal(runId, entry, text),
     artifact: (runId, name, value) => inner.artifact(runId, name, value),
     update: (runId, patch) => inner.update(runId, patch),
     finish: (runId, record) => inner.finish(runId, record),
@@ -79,6 +91,7 @@ function retryTolerantMirror(inner: RunRecorder, begun: Set<string>): RunRecorde
 }
 
 export function createServices(o: ServicesOptions) {
+  const blobs: BlobPolicy = { ingress: o.ingress, ...o.largeAnswers };
   const begun = new Set<string>();
   const mirror = o.recorder ? retryTolerantMirror(o.recorder, begun) : undefined;
   // Long children and long runs make no Restate command for minutes: without these the server
@@ -138,16 +151,28 @@ export function createServices(o: ServicesOptions) {
   const agent = restate.object({
     name: AGENT_OBJECT,
     handlers: {
-      run: async (ctx: restate.ObjectContext, request: AgentRequest): Promise<AgentResult> => {
+      run: async (
+        ctx: restate.ObjectContext,
+        request: AgentRequest,
+      ): Promise<AgentResult | BlobRef> => {
         const holder = ctx.key;
         const slot = ctx.awakeable();
         ctx
           .objectSendClient(semaphore, DEPLOYMENT_KEY)
           .acquire({ holder, awakeableId: slot.id, capacity: o.deploymentConcurrency });
         await slot.promise;
-        // The child runs as one journaled step: once its result is journaled no attempt runs it
-        // again; a worker lost while it runs re-runs it (at-least-once, README).
-        const result = await ctx.run('child', () => runChild(o.agents, request));
+        // The child's result is this invocation's output, journaled together with the release in
+        // the one response that follows the child: once it is stored no attempt runs the child
+        // again; a worker lost while it runs re-runs it (at-least-once, README). Not a `ctx.run`:
+        // in request-response mode that cost one more round trip (suspend for the run's ack, then
+        // replay) while the child held its slot, for the same durability point. A large answer is
+        // stored first (content-addressed, so a re-run stores the same blob) and only its
+        // reference is returned.
+        const result = await toRef(
+          blobs,
+          await runChild(o.agents, request),
+          `the answer of ${holder}`,
+        );
         ctx.objectSendClient(semaphore, DEPLOYMENT_KEY).release({ holder });
         return result;
       },
@@ -180,6 +205,22 @@ export function createServices(o: ServicesOptions) {
         ctx.set('count', count);
         return { ok: !refused, count };
       },
+      /** Entries from `from` on, up to ~8 MiB of JSON (a reply must stay below the limit). */
+      page: restate.handlers.object.shared(
+        async (ctx: restate.ObjectSharedContext, input: { from: number }) => {
+          const count = (await ctx.get<number>('count')) ?? 0;
+          const out: JournalEntry[] = [];
+          let bytes = 0;
+          let i = Math.max(1, Math.floor(Number(input?.from) || 1));
+          for (; i <= count && bytes < 8 * 1024 * 1024; i += 1) {
+            const e = await ctx.get<JournalEntry>(`e${i}`);
+            if (!e) continue;
+            out.push(e);
+            bytes += JSON.stringify(e).length;
+          }
+          return { entries: out, more: i <= count };
+        },
+      ),
       entries: restate.handlers.object.shared(async (ctx: restate.ObjectSharedContext) => {
         const count = (await ctx.get<number>('count')) ?? 0;
         const out: JournalEntry[] = [];
@@ -203,8 +244,12 @@ export function createServices(o: ServicesOptions) {
         // Loaded before the engine starts: a server that cannot answer yet fails this attempt
         // (Restate retries it), never the run.
         let failRun: (error: { code: string; message: string }) => void = () => {};
-        const journal = await openRestateJournal(o.ingress, runId, attempt, (error) =>
-          failRun(error),
+        const journal = await openRestateJournal(
+          o.ingress,
+          runId,
+          attempt,
+          (error) => failRun(error),
+          blobs,
         );
         const backend: ExecutionBackend = {
           name: 'restate',
@@ -217,9 +262,16 @@ export function createServices(o: ServicesOptions) {
             name: `restate:${o.agents.name}`,
             capabilities: o.agents.capabilities,
             signal: attempt,
+            answers: blobs,
           }),
           // The cap is the WfSemaphore each WfAgent invocation takes (shared by all workers).
           deployment: { acquire: async () => () => {} },
+          nested: createNestedRuns({
+            ingress: o.ingress,
+            trust: input.trust,
+            signal: attempt,
+            answers: blobs,
+          }),
         };
         const engine = createEngine({
           agents: o.agents,
@@ -227,6 +279,7 @@ export function createServices(o: ServicesOptions) {
           sandbox: o.sandbox,
           ...(mirror ? { recorder: mirror } : {}),
           ...(o.limits ? { limits: o.limits } : {}),
+          ...(o.resolveWorkflow ? { resolveWorkflow: o.resolveWorkflow } : {}),
         });
         let handle: Awaited<ReturnType<typeof engine.start>>;
         try {
@@ -238,6 +291,8 @@ export function createServices(o: ServicesOptions) {
             seed: input.seed,
             startTime: input.startTime,
             signal: attempt,
+            ...(input.nested ? { nested: input.nested } : {}),
+            ...(input.limits ? { limits: input.limits } : {}),
           });
         } catch (e) {
           // A start the engine refuses will be refused on every attempt: do not retry it.
@@ -252,13 +307,16 @@ export function createServices(o: ServicesOptions) {
           );
         }
         await journal.flushed();
-        return done;
+        // A large result goes by reference too (awaitRun and a nesting parent fetch it).
+        return done.result === undefined
+          ? done
+          : { ...done, result: await toRef(blobs, done.result, `the result of ${runId}`, attempt) };
       },
     },
     options: timeouts,
   });
 
-  return [run, agent, journal, semaphore] as const;
+  return [run, agent, journal, semaphore, blobObject] as const;
 }
 
 async function runChild(agents: AgentProvider, request: AgentRequest): Promise<AgentResult> {

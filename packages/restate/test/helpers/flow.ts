@@ -62,3 +62,74 @@ export async function referenceRun(
   await engine.close();
   return done;
 }
+
+// A parent that nests a workflow (no shipped workflow nests): one child, then `area-review` as a
+// nested run (4 reviews 3 at a time, 4 verifications one by one), then a synthesis. Task ids,
+// wf.runId and Math.random are in the result, so a nested run that the guest could tell apart
+// from the embedded one (other ids, another run id, a replay that changed its course) shows.
+export const NESTED_MANIFEST = {
+  name: 'area-review',
+  description: 'Review areas and verify each review.',
+  phases: ['review'],
+  readOnly: true,
+  maxAgents: 20,
+  maxConcurrency: 3,
+  patterns: ['fan-out-and-synthesize'],
+};
+
+export const NESTED_SOURCE = `async function run(wf, args) {
+  const reviews = await wf.parallel(args.areas.map((area) => () =>
+    wf.runAgent({ name: 'review-' + area, prompt: 'Review the ' + area + ' code', readOnly: true })));
+  const texts = [];
+  for (let i = 0; i < reviews.length; i += 1) {
+    const r = await wf.runAgent({ name: 'verify-' + i, prompt: 'Verify: ' + reviews[i].finalText, readOnly: true });
+    texts.push(r.finalText);
+  }
+  return { texts, ids: reviews.map((r) => r.taskId), runId: wf.runId, pick: Math.random() };
+}`;
+
+export const PARENT_MANIFEST = { ...FLOW_MANIFEST, name: 'plan-nest-synthesize' };
+
+export const PARENT_SOURCE = `async function run(wf, args) {
+  const plan = await wf.runAgent({ name: 'plan', prompt: 'Plan a review of ' + args.areas.join(', '), readOnly: true });
+  const inner = await wf.workflow('area-review', { areas: args.areas });
+  const report = await wf.synthesize({ inputs: [plan.finalText].concat(inner.texts), rubric: 'merge' });
+  return { plan: plan.taskId, inner, report: report.text, synthesis: report.taskId, pick: Math.random() };
+}`;
+
+export const NESTED_ARGS = { areas: ['auth', 'billing', 'search', 'storage'] };
+/** Children of the parent (plan, synthesis) and of the nested run (4 + 4). */
+export const NESTED_CHILDREN = { parent: 2, nested: 8 };
+
+export const resolveNested = async (name: string) =>
+  name === NESTED_MANIFEST.name ? { manifest: NESTED_MANIFEST, source: NESTED_SOURCE } : undefined;
+
+export const nestedStart = (runId: string, seed: number) => ({
+  runId,
+  workflow: { manifest: PARENT_MANIFEST, source: PARENT_SOURCE, name: PARENT_MANIFEST.name },
+  args: NESTED_ARGS,
+  trust: 'capability-generated' as const,
+  seed,
+  startTime: 1_700_000_000_000,
+});
+
+/** The nesting run on the embedded engine (the nested workflow runs inside the parent's run). */
+export async function nestedReferenceRun(
+  sandbox: Sandbox,
+  runId: string,
+  seed: number,
+): Promise<RunDone> {
+  const engine = createEngine({
+    agents: createSimulatedAgents({ seed: 3 }),
+    sandbox,
+    resolveWorkflow: resolveNested,
+  });
+  const { workflow, ...rest } = nestedStart(runId, seed);
+  const handle = await engine.start({
+    ...rest,
+    workflow: { manifest: workflow.manifest, source: workflow.source },
+  });
+  const done = await handle.done;
+  await engine.close();
+  return done;
+}
