@@ -47,6 +47,17 @@ const REFUSED: ReadonlyMap<string, RegExp> = new Map([
   ['31-top-level-let', /1:1 WF_SOURCE_SHAPE top-level `let` .*hint: use const at top level/],
 ]);
 
+/**
+ * Cases whose result depends on the children's structured answers (`outputSchema`): their exact
+ * result is asserted, so an answer dropped or delivered as text (the workflow's fallbacks then
+ * still complete) turns them red. Children answer the smallest value the schema accepts
+ * (`answerFor`): the first enum member, 'ok' for strings, 1 for numbers.
+ */
+const STRUCTURED_RESULTS: ReadonlyMap<string, unknown> = new Map<string, unknown>([
+  ['21-structured-output', Array(3).fill({ name: 'ok', rationale: 'ok', score: 1 })],
+  ['22-classify-and-act', { category: 'ui', proposal: 'Findings for fix-ui: looks fine.' }],
+]);
+
 const dir = realpathSync(mkdtempSync(join(tmpdir(), 'wf-authoring-')));
 const host = createModelHost(dir);
 const outcomes: { name: string; ok: boolean; detail: string }[] = [];
@@ -109,12 +120,14 @@ describe('authoring corpus: inline workflows pass first time', () => {
     if (!tool) throw new Error('run_workflow is not registered');
     let ok = false;
     let detail = '';
+    let result: unknown;
     try {
       const reply = (await tool.execute(
         { source, ...call },
         { agent: host.parent, signal: new AbortController().signal },
       )) as { status: string; result?: unknown; error?: { code: string; message: string } };
       ok = reply.status === 'completed' && reply.result !== undefined;
+      result = reply.result;
       detail = reply.error ? `${reply.error.code}: ${reply.error.message}` : reply.status;
     } catch (error) {
       detail = error instanceof Error ? error.message : String(error);
@@ -125,5 +138,6 @@ describe('authoring corpus: inline workflows pass first time', () => {
       expect(ok, detail).toBe(false);
       expect(detail).toMatch(refused);
     } else expect(ok, detail).toBe(true);
+    if (STRUCTURED_RESULTS.has(name)) expect(result).toEqual(STRUCTURED_RESULTS.get(name));
   });
 });

@@ -20,6 +20,7 @@ import type { ToolDefinition, PluginHost } from '../src/plugin/host-context.js';
 import { PLUGIN_ERROR_CODES } from '../src/plugin/errors.js';
 import { promptSection } from '../src/plugin/prompt.js';
 import { splitArgs } from '../src/plugin/command.js';
+import { RECENT_RUNS } from '../src/plugin/runs-index.js';
 import { createTestHost, store } from './helpers/host.js';
 
 let dir: string;
@@ -136,6 +137,21 @@ const runFan = async (h: Harness, names: string[], wait?: false) =>
     status: string;
     result: unknown;
   };
+
+/**
+ * Asserts the harness gate really holds the run: once a child has started, the run is still
+ * running a moment later. Without this, a gate that let children answer at once would leave the
+ * tests below green while they no longer exercise a live run (stop, abort, unload, delete).
+ */
+async function expectHeld(h: Harness, runId: string): Promise<void> {
+  await expect.poll(() => h.starts.length, { timeout: 10_000 }).toBeGreaterThan(0);
+  await new Promise((r) => setTimeout(r, 150));
+  const shown = (await tool(h, 'workflow_manage').execute(
+    { action: 'show', target: runId },
+    exec(h),
+  )) as { status: string };
+  expect(shown.status).toBe('running');
+}
 
 const nativeEvents = (s: Session) =>
   s.events
@@ -276,7 +292,9 @@ describe('run_workflow', () => {
         exec(h, call.signal),
       )) as { runId: string; status: string; jobId: string };
     expect(reply).toMatchObject({ status: 'running', jobId: 'workflow-1' });
+    await expectHeld(h, reply.runId);
     call.abort(); // the step that launched it is over
+    await expectHeld(h, reply.runId);
     release();
     await expect(h.jobs[0]?.done).resolves.toMatchObject({ status: 'completed' });
     const shown = (await h.tools
@@ -291,7 +309,7 @@ describe('run_workflow', () => {
     const h = harness({ approval: 'allowed-once' });
     h.gate = new Promise<void>(() => {}); // children never answer on their own
     const reply = await runFan(h, ['stuck'], false);
-    await new Promise((r) => setTimeout(r, 50));
+    await expectHeld(h, reply.runId);
     await h.unload();
     const ev = nativeEvents(h.parentSession);
     expect(ev.at(-1)).toEqual(['run-end', { runId: reply.runId, stopReason: 'cancelled' }]);
@@ -401,10 +419,35 @@ describe('/workflow command', () => {
       kind: 'error',
       text: expect.stringContaining('no active run'),
     });
-    const started = await say('fan-out-and-synthesize {"question": "q"} --wait');
-    expect(started.kind).toBe('success');
+    const started = await say('fan-out-and-synthesize {"request": "q"} --wait');
+    expect(started).toMatchObject({
+      kind: 'success',
+      text: expect.stringContaining('"status": "completed"'),
+    });
     expect((await say('runs')).text).toContain('fan-out-and-synthesize');
     expect((await say('show')).text).toContain('"status"');
+  });
+});
+
+describe('/workflow command approval', () => {
+  const typed = (h: Harness) => (rawInput: string) =>
+    h.commands.get('workflow')?.({
+      agent: h.parent,
+      rawInput,
+      signal: new AbortController().signal,
+    }) as Promise<{ kind: string; text: string }>;
+
+  it('approvalMode always asks even for a typed run (the command grant yields to it); a rejection denies', async () => {
+    const asks = harness({ approval: 'rejected' });
+    const ran = await typed(asks)('fan-out-and-synthesize {"request": "q"} --wait');
+    expect(ran.text).toContain('"status": "completed"');
+    expect(asks.approvals).toEqual([]);
+
+    const always = harness({ approval: 'rejected', config: { approvalMode: 'always' } });
+    const denied = await typed(always)('fan-out-and-synthesize {"request": "q"} --wait');
+    expect(denied.text).toContain('"status": "denied"');
+    expect(always.approvals).toEqual([expect.stringContaining('fan-out-and-synthesize')]);
+    expect(always.starts).toEqual([]);
   });
 });
 
@@ -550,10 +593,68 @@ describe('workflow_manage', () => {
     expect((await manage(h, { action: 'list' })).runs).toHaveLength(1);
   });
 
+  it('list reads the newest runs through the run store index; older runs are still found by id and name', async () => {
+    // More stored runs than a listing reads (RECENT_RUNS): the reply has the newest ones and says
+    // how many there are, and every run stays reachable by id (its run.json alone) or name.
+    const runStore = await openRunStore({ project: dir });
+    const T0 = 1_800_000_000_000;
+    const stored = RECENT_RUNS + 10;
+    const idOf = (i: number) => `run-${String(i).padStart(3, '0')}`;
+    for (let i = 0; i < stored; i++) {
+      await runStore.begin({
+        runId: idOf(i),
+        workflow: i === 0 ? 'oldest-flow' : 'seeded-flow',
+        trust: 'capability-generated',
+        manifest: MANIFEST,
+        source: FAN,
+        args: { names: [] },
+        seed: 1,
+        startTime: T0 + i * 1000,
+        startedAt: T0 + i * 1000,
+      });
+      await runStore.finish(idOf(i), {
+        status: 'completed',
+        cost: {
+          wallClockDurationMs: 5,
+          agentsStarted: 0,
+          agentsCompleted: 0,
+          cacheHits: 0,
+          tokenUsage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
+          peakConcurrency: 0,
+        },
+        endedAt: T0 + i * 1000 + 5,
+      });
+    }
+    await runStore.close();
+
+    const h = harness({ approval: 'allowed-once' });
+    const listed = await manage(h, { action: 'list' });
+    const runs = listed.runs as { runId: string }[];
+    expect(runs).toHaveLength(RECENT_RUNS);
+    expect(runs[0]?.runId).toBe(idOf(stored - 1));
+    expect(runs.at(-1)?.runId).toBe(idOf(stored - RECENT_RUNS));
+    expect(listed).toMatchObject({ total: stored, note: expect.stringContaining(`of ${stored}`) });
+    expect(await manage(h, { action: 'show', target: 'last' })).toMatchObject({
+      runId: idOf(stored - 1),
+    });
+    // Outside the listing window: by id, and by a workflow name only the oldest run has.
+    expect(await manage(h, { action: 'show', target: idOf(0) })).toMatchObject({
+      runId: idOf(0),
+      status: 'completed',
+    });
+    expect(await manage(h, { action: 'show', target: 'oldest-flow' })).toMatchObject({
+      runId: idOf(0),
+    });
+    await expect(manage(h, { action: 'show', target: 'seeded-flow' })).rejects.toThrow(
+      /WF_PLUGIN_AMBIGUOUS/,
+    );
+  });
+
   it('never deletes an active run; pause/resume/stop act on the active one', async () => {
     const h = harness({ approval: 'allowed-once', withJobs: true });
     h.gate = new Promise<void>(() => {});
     const bg = await runFan(h, ['hold'], false);
+    await expectHeld(h, bg.runId);
     await expect(manage(h, { action: 'delete', target: bg.runId })).rejects.toThrow(
       /WF_PLUGIN_RUN_ACTIVE/,
     );

@@ -169,8 +169,19 @@ export class Manager {
       ...(full ? { events: r.events.length } : {}),
     });
     switch (input.action) {
-      case 'list':
-        return { ok: true, value: { runs: (await s.listRuns(agent)).map((r) => view(r)) } };
+      case 'list': {
+        // The newest runs only (the run store's index), whatever the store holds; say so.
+        const { runs, total } = await s.recentRuns(agent);
+        return {
+          ok: true,
+          value: {
+            runs: runs.map((r) => view(r)),
+            ...(total > runs.length
+              ? { total, note: `the ${runs.length} newest of ${total} runs` }
+              : {}),
+          },
+        };
+      }
       case 'show': {
         const f = await s.findRun(agent, input.target);
         if (!f.ok) return f;

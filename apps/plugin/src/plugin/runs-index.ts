@@ -1,6 +1,7 @@
 // The runs a project knows: this process's (live summaries) merged with the run store's (earlier
 // processes), found by id or workflow name, controlled while active, pruned and deleted.
 import type { WorkflowManifest } from '@wf/bridge';
+import type { RunStore } from '@wf/catalog-fs';
 import type { HostAgent } from '@wf/dsh-adapter';
 import type { RunEvent, Trust } from '@wf/engine';
 import { projectOf } from './project.js';
@@ -13,35 +14,91 @@ import {
   type ServiceState,
 } from './state.js';
 
-/** Runs of this agent's project: this process's, then the run store's (newest first). */
-export async function listRuns(state: ServiceState, agent: HostAgent): Promise<RunSummary[]> {
+/**
+ * How many stored runs a listing reads: the newest, found through the run store's runs index
+ * (`listRecent`), so listing costs the same with 10 or 10,000 runs on disk.
+ */
+export const RECENT_RUNS = 50;
+
+type StoredRun = Awaited<ReturnType<RunStore['listRecent']>>['runs'][number];
+
+/** A run read back from the run store, as the plugin shows it; undefined without a snapshot. */
+function storedSummary(s: StoredRun, cwd: string): RunSummary | undefined {
+  const snap = s.snapshot;
+  if (!snap) return undefined;
+  return {
+    runId: s.runId,
+    workflow: snap.workflow,
+    source: 'run-snapshot',
+    trust: snap.execution as Trust,
+    status: snap.status as RunSummary['status'],
+    startedAt: snap.startedAt,
+    ...(snap.endedAt !== undefined ? { endedAt: snap.endedAt } : {}),
+    ...(snap.resultSummary !== undefined ? { result: snap.resultSummary } : {}),
+    ...(snap.error ? { error: { ...snap.error } } : {}),
+    ...resumedFromOf(snap),
+    ...(snap.simulated === true ? { simulated: true } : {}),
+    cwd,
+    args: undefined,
+    events: [],
+    stored: true,
+  };
+}
+
+/**
+ * Runs of this agent's project, newest first: this process's, then the run store's newest
+ * `limit` (or every stored run with `'all'`, which reads each run.json). `total` counts every
+ * run once, stored or live, so a caller can say how many were left out.
+ */
+export async function recentRuns(
+  state: ServiceState,
+  agent: HostAgent,
+  limit: number | 'all' = RECENT_RUNS,
+): Promise<{ runs: RunSummary[]; total: number }> {
   const cwd = cwdOf(agent);
   const live = [...state.runs.values()].filter((r) => r.cwd === cwd);
   const seen = new Set(live.map((r) => r.runId));
   const { store } = await projectOf(state, cwd);
-  const stored = await store.list().catch(() => []);
-  for (const s of stored) {
-    if (seen.has(s.runId) || !s.snapshot) continue;
-    const snap = s.snapshot;
-    live.push({
-      runId: s.runId,
-      workflow: snap.workflow,
-      source: 'run-snapshot',
-      trust: snap.execution as Trust,
-      status: snap.status as RunSummary['status'],
-      startedAt: snap.startedAt,
-      ...(snap.endedAt !== undefined ? { endedAt: snap.endedAt } : {}),
-      ...(snap.resultSummary !== undefined ? { result: snap.resultSummary } : {}),
-      ...(snap.error ? { error: { ...snap.error } } : {}),
-      ...resumedFromOf(snap),
-      ...(snap.simulated === true ? { simulated: true } : {}),
-      cwd,
-      args: undefined,
-      events: [],
-      stored: true,
-    });
+  const listed =
+    limit === 'all'
+      ? await store
+          .list()
+          .then((runs) => ({ runs, total: runs.length }))
+          .catch(() => ({ runs: [] as StoredRun[], total: 0 }))
+      : await store.listRecent(limit).catch(() => ({ runs: [] as StoredRun[], total: 0 }));
+  // Live runs are recorded too: each run counts once.
+  let total = listed.total + seen.size;
+  for (const s of listed.runs) {
+    if (seen.has(s.runId)) {
+      total--;
+      continue;
+    }
+    const summary = storedSummary(s, cwd);
+    if (summary) live.push(summary);
   }
-  return live.sort((a, b) => b.startedAt - a.startedAt);
+  return {
+    runs: live.sort((a, b) => b.startedAt - a.startedAt),
+    total: Math.max(total, live.length),
+  };
+}
+
+/** Runs of this agent's project: this process's, then the run store's newest (newest first). */
+export async function listRuns(state: ServiceState, agent: HostAgent): Promise<RunSummary[]> {
+  return (await recentRuns(state, agent)).runs;
+}
+
+/** One run by exact id: this process's, else read from the run store (its run.json only). */
+async function runById(
+  state: ServiceState,
+  agent: HostAgent,
+  runId: string,
+): Promise<RunSummary | undefined> {
+  const cwd = cwdOf(agent);
+  const live = state.runs.get(runId);
+  if (live && live.cwd === cwd) return live;
+  const { store } = await projectOf(state, cwd);
+  const shown = await store.show(runId).catch(() => undefined);
+  return shown?.ok ? storedSummary(shown.run, cwd) : undefined;
 }
 
 export async function findRun(
@@ -50,15 +107,22 @@ export async function findRun(
   target: string | undefined,
   prefer: 'active' | 'latest' = 'latest',
 ): Promise<ServiceResult<{ run: RunSummary }>> {
-  const runs = await listRuns(state, agent);
+  if (target) {
+    const exact = await runById(state, agent, target);
+    if (exact) return { ok: true, run: await hydrate(state, agent, exact) };
+  }
+  // No target and `last` need only the newest runs; a workflow name needs every stored run (a
+  // name used by an old run and a new one is ambiguous, as it always was).
+  const runs =
+    !target || target === 'last'
+      ? await listRuns(state, agent)
+      : (await recentRuns(state, agent, 'all')).runs;
   if (!target) {
     const pick = prefer === 'active' ? runs.find((r) => state.active.has(r.runId)) : runs[0];
     return pick
       ? { ok: true, run: await hydrate(state, agent, pick) }
       : fail('WF_PLUGIN_NOT_FOUND', prefer === 'active' ? 'no active run' : 'no runs yet');
   }
-  const exact = runs.find((r) => r.runId === target);
-  if (exact) return { ok: true, run: await hydrate(state, agent, exact) };
   // `last` is the most recently started run, as in the wf command line.
   if (target === 'last') {
     const latest = runs[0];

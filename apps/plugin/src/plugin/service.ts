@@ -9,7 +9,15 @@ import type { OptionalServices, PluginHost } from './host-context.js';
 import { renderResult, startRun } from './launch.js';
 import { rerun, resumeRun, saveRun } from './lineage.js';
 import { startReview } from './review-run.js';
-import { controlRun, deleteRun, findRun, listRuns, pruneRuns, waitForRun } from './runs-index.js';
+import {
+  controlRun,
+  deleteRun,
+  findRun,
+  listRuns,
+  pruneRuns,
+  recentRuns,
+  waitForRun,
+} from './runs-index.js';
 import {
   createServiceState,
   type LaunchContext,
@@ -52,6 +60,11 @@ export class WorkflowService {
 
   listRuns(agent: HostAgent) {
     return listRuns(this.state, agent);
+  }
+
+  /** The newest runs (this process's and the run store's newest, via its index) and a count. */
+  recentRuns(agent: HostAgent) {
+    return recentRuns(this.state, agent);
   }
 
   findRun(agent: HostAgent, target: string | undefined, prefer?: 'active' | 'latest') {
