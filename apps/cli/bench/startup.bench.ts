@@ -3,9 +3,21 @@
 // (apps/cli/bin/wf.js over dist/): build first (`tsc -b apps/cli`, which `turbo run bench` does).
 // Targets (issue 16): simple verbs <= 1.5x `node -e 0`; `wf run` of 5 instant agents <= 2.5x.
 // Two columns: wall-clock medians (what a user feels; on a loaded machine it is mostly waiting for
-// a core) and the children's CPU time per call (Linux /proc cutime+cstime: steadier under load).
+// a core) and the children's CPU time per call (Linux /proc cutime+cstime: steadier under load),
+// and the ES modules each command loads (one traced call; CommonJS requires are not counted).
+// `wf runs` and `wf show last` run beside the same verbs over 2,000 stored runs: both should cost
+// what they print, not what is stored.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { calibration } from '@wf/bench';
@@ -15,6 +27,11 @@ await calibration();
 const REPO = resolve(import.meta.dirname, '..', '..', '..');
 const WF_BIN = join(REPO, 'apps', 'cli', 'bin', 'wf.js');
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 11);
+const MANY_RUNS = 2000;
+// Before/after in one run: WF_BASELINE_BIN=<another checkout>/apps/cli/bin/wf.js (built) adds a
+// "[before]" row next to each verb, measured in the same interleaved rounds.
+const BASELINE_BIN = process.env.WF_BASELINE_BIN;
+const TRACE_HOOK = join(REPO, 'apps', 'cli', 'test', 'fixtures', 'load-trace.mjs');
 
 const root = realpathSync(mkdtempSync(join(tmpdir(), 'wf-bench-startup-')));
 const project = join(root, 'project');
@@ -42,9 +59,9 @@ function childCpuTicks(): number | undefined {
 }
 const TICK_MS = 10; // USER_HZ is 100 on every Linux we run on
 
-function wf(args: readonly string[]): number {
+function wf(args: readonly string[], cwd = project, bin = WF_BIN): number {
   const t0 = performance.now();
-  const out = spawnSync(process.execPath, [WF_BIN, ...args], { cwd: project, env });
+  const out = spawnSync(process.execPath, [bin, ...args], { cwd, env });
   const ms = performance.now() - t0;
   if (out.status !== 0)
     throw new Error(`wf ${args.join(' ')} exited ${out.status}:\n${out.stdout}${out.stderr}`);
@@ -71,17 +88,79 @@ function floor(): number {
   return performance.now() - t0;
 }
 
-const RUN_FIVE = ['run', 'five.workflow.js', '--delay-ms', '0', '--no-progress', '--seed', '1'];
-// One recorded run so that `runs` and `show` have something to read.
-wf(RUN_FIVE);
+/** How many ES modules `wf <args>` loads (node: built-ins excluded). */
+function modulesLoaded(args: readonly string[], cwd = project, bin = WF_BIN): number {
+  const trace = join(root, 'load-trace.txt');
+  rmSync(trace, { force: true });
+  spawnSync(process.execPath, ['--import', TRACE_HOOK, bin, ...args], {
+    cwd,
+    env: { ...env, WF_LOAD_TRACE: trace },
+  });
+  try {
+    return readFileSync(trace, 'utf8').trim().split('\n').length;
+  } catch {
+    return 0;
+  }
+}
 
-const cases: { name: string; target: number; measure: () => number }[] = [
+const RUN_FIVE = ['run', 'five.workflow.js', '--delay-ms', '0', '--no-progress', '--seed', '1'];
+// Ten recorded runs so that `runs` and `show` have something to read.
+for (let i = 0; i < 10; i++) wf(RUN_FIVE);
+
+// A second project with MANY_RUNS stored runs: copies of one real run, each with its own id and
+// start time, as an earlier wf would have left them. The first listing (the warm-up below) adds
+// them to the runs index, as it does for any run recorded before the index existed.
+const many = join(root, 'many');
+mkdirSync(many);
+writeFileSync(join(many, 'five.workflow.js'), readFileSync(join(project, 'five.workflow.js')));
+wf(RUN_FIVE, many);
+const manyRuns = join(many, '.dsh', 'workflow-runs');
+const template = readdirSync(manyRuns).find((name) => !name.startsWith('.'));
+if (template === undefined) throw new Error('no run recorded to copy');
+const snapshot = JSON.parse(readFileSync(join(manyRuns, template, 'run.json'), 'utf8'));
+for (let i = 1; i < MANY_RUNS; i++) {
+  const runId = `${template}-${i}`;
+  cpSync(join(manyRuns, template), join(manyRuns, runId), { recursive: true });
+  const startedAt = snapshot.startedAt - i * 1000;
+  writeFileSync(
+    join(manyRuns, runId, 'run.json'),
+    JSON.stringify({ ...snapshot, runId, startedAt, endedAt: startedAt + 50 }),
+  );
+}
+
+interface Case {
+  name: string;
+  target: number;
+  measure: () => number;
+  modules?: () => number;
+}
+
+/** The verbs of one `wf` bin; `label` tells a baseline's rows apart. */
+function verbCases(bin: string, label: string): Case[] {
+  const verb = (name: string, args: readonly string[], cwd = project, target = 1.5): Case => ({
+    name: `${name}${label}`,
+    target,
+    measure: () => wf(args, cwd, bin),
+    modules: () => modulesLoaded(args, cwd, bin),
+  });
+  const stored = MANY_RUNS.toLocaleString('en');
+  return [
+    verb('wf --version', ['--version']),
+    verb('wf --help', ['--help']),
+    verb('wf list', ['list']),
+    verb('wf check (small file)', ['check', 'five.workflow.js']),
+    verb('wf runs (10 stored)', ['runs']),
+    verb(`wf runs (${stored} stored)`, ['runs'], many),
+    verb('wf show last (10 stored)', ['show', 'last']),
+    verb(`wf show last (${stored})`, ['show', 'last'], many),
+    verb('wf run (5 instant agents)', RUN_FIVE, project, 2.5),
+  ];
+}
+
+const cases: Case[] = [
   { name: 'node -e 0', target: 1, measure: floor },
-  { name: 'wf --version', target: 1.5, measure: () => wf(['--version']) },
-  { name: 'wf list', target: 1.5, measure: () => wf(['list']) },
-  { name: 'wf runs', target: 1.5, measure: () => wf(['runs']) },
-  { name: 'wf show last', target: 1.5, measure: () => wf(['show', 'last']) },
-  { name: 'wf run (5 instant agents)', target: 2.5, measure: () => wf(RUN_FIVE) },
+  ...verbCases(WF_BIN, ''),
+  ...(BASELINE_BIN ? verbCases(BASELINE_BIN, ' [before]') : []),
   // The launcher in a clone: pnpm itself, then a stat walk for a stale build, then the bin.
   ...(hasPnpm
     ? [{ name: 'pnpm wf --version', target: 2.5, measure: () => pnpmWf(['--version']) }]
@@ -104,7 +183,9 @@ for (let r = 0; r < ROUNDS; r++)
 const base = median(samples[0] ?? []);
 const baseCpu = (cpuTicks[0] ?? 0) / ROUNDS;
 console.log(`wf start-up: ${ROUNDS} interleaved rounds against \`node -e 0\` (built bin)`);
-console.log('command                       wall median   ratio   cpu/call   ratio   target');
+console.log(
+  'command                               wall median   ratio   cpu/call   ratio  modules   target',
+);
 let missed = 0;
 cases.forEach((c, i) => {
   const m = median(samples[i] ?? []);
@@ -113,8 +194,9 @@ cases.forEach((c, i) => {
   const cpuRatio = baseCpu > 0 ? cpu / baseCpu : Number.NaN;
   const ok = ratio <= c.target;
   if (!ok) missed++;
+  const modules = c.modules ? String(c.modules()) : '';
   console.log(
-    `${c.name.padEnd(28)}  ${m.toFixed(1).padStart(8)} ms  ${ratio.toFixed(2).padStart(5)}x  ${(cpu * TICK_MS).toFixed(0).padStart(6)} ms  ${cpuRatio.toFixed(2).padStart(5)}x  <= ${c.target}x${ok ? '' : '  MISSED (wall)'}`,
+    `${c.name.padEnd(36)}  ${m.toFixed(1).padStart(8)} ms  ${ratio.toFixed(2).padStart(5)}x  ${(cpu * TICK_MS).toFixed(0).padStart(6)} ms  ${cpuRatio.toFixed(2).padStart(5)}x  ${modules.padStart(7)}   <= ${c.target}x${ok ? '' : '  MISSED (wall)'}`,
   );
 });
 console.log(missed === 0 ? 'all wall-clock targets met' : `${missed} wall-clock target(s) missed`);

@@ -180,6 +180,20 @@ describe('renderRunReport', () => {
     expect(html).not.toMatch(/NaN|Infinity/);
   });
 
+  it('labels the token figure real or simulated from the recorded provider', () => {
+    const events = fanOut(3);
+    const figure = (run: Record<string, unknown>) =>
+      /<dt>tokens<\/dt><dd>([^<]*)<\/dd>/.exec(renderRunReport({ run, events }))?.[1];
+    expect(figure({ runId: 'sim', provider: 'simulated', simulated: true })).toBe(
+      '703 (simulated: none spent)',
+    );
+    expect(figure({ runId: 'real', provider: 'dsh:spawn', simulated: false })).toBe(
+      '703 (real: spent)',
+    );
+    // an older record that does not say: the number alone, no guess
+    expect(figure({ runId: 'old' })).toBe('703');
+  });
+
   it('says so when a run has no agents and no result', () => {
     const html = renderRunReport({ run: { runId: 'empty' }, events: [] });
     expect(html).toContain('No agent ran in this run.');

@@ -6,7 +6,6 @@
 import { readFile, stat } from 'node:fs/promises';
 import { extname, resolve } from 'node:path';
 import type { CheckProfile, Diagnostic } from '@wf/source-contract';
-import type { Command } from 'commander';
 import { parseJson } from './args.js';
 import type { CapsuleIssue, SmokeReport } from './check-capsule.js';
 import { CliError } from './errors.js';
@@ -237,84 +236,60 @@ export function problemLines(report: CheckReport): string {
     .join('');
 }
 
-export function registerCheck(program: Command): void {
-  program
-    .command('check')
-    .description(
-      'check workflow sources (.js) and capsules (.workflow.json) against the source contract',
-    )
-    .argument('<file...>', 'workflow files to check')
-    .option('--json', 'print one JSON document: { files: [{ file, ok, errors, warnings }], ok }')
-    .option(
-      '--profile <profile>',
-      "'default' (lints are warnings) or 'authoring' (lints are errors)",
-      'default',
-    )
-    .option(
-      '--args <json>',
-      'check these args against each capsule input schema (and smoke with them)',
-    )
-    .option('--smoke', 'also run each clean workflow once on instant simulated agents')
-    .addHelpText(
-      'after',
-      '\nExit codes: 0 no errors (warnings allowed), 1 contract, capsule or smoke errors, 2 usage or input errors.',
-    )
-    .action(
-      async (
-        files: string[],
-        opts: { json?: boolean; profile: string; args?: string; smoke?: boolean },
-      ) => {
-        if (opts.profile !== 'default' && opts.profile !== 'authoring') {
-          const message = `--profile must be 'default' or 'authoring', got '${opts.profile}'`;
-          if (opts.json)
-            process.stdout.write(
-              `${JSON.stringify({ ok: false, error: { code: 'WF_CLI_USAGE', message }, exitCode: 2 }, null, 2)}\n`,
-            );
-          else process.stderr.write(`wf check: ${message}\n`);
-          process.exitCode = 2;
-          return;
-        }
-        let args: unknown;
-        try {
-          args = opts.args === undefined ? undefined : parseJson(opts.args, '--args');
-        } catch (e) {
-          if (!CliError.is(e)) throw e;
-          if (opts.json)
-            process.stdout.write(
-              `${JSON.stringify({ ok: false, error: { code: e.code, message: e.message }, exitCode: e.exitCode }, null, 2)}\n`,
-            );
-          else process.stderr.write(`wf check: ${e.code}: ${e.message}\n`);
-          process.exitCode = 2;
-          return;
-        }
-        const report = await checkFiles(files, {
-          profile: opts.profile,
-          cwd: process.cwd(),
-          smoke: opts.smoke === true,
-          ...(args === undefined ? {} : { args }),
-        });
-        if (opts.json) {
-          const doc = {
-            files: report.files.map((f) => ({
-              file: f.file,
-              kind: f.kind,
-              ok: f.ok,
-              errors: f.errors,
-              warnings: f.warnings,
-              ...(f.problem ? { problem: f.problem } : {}),
-              ...(f.capsuleIssues ? { capsuleIssues: f.capsuleIssues } : {}),
-              ...(f.smoke ? { smoke: f.smoke } : {}),
-            })),
-            ok: report.ok,
-            // docs/cli.md: every failing --json document names its error and exit code.
-            ...(report.ok ? {} : { error: checkError(report), exitCode: report.exitCode }),
-          };
-          process.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
-        } else {
-          process.stderr.write(problemLines(report));
-          process.stdout.write(formatReport(report));
-        }
-        process.exitCode = report.exitCode;
-      },
-    );
+/** `wf check <file...>` (verbs.ts declares its options and help). */
+export async function checkAction(
+  files: string[],
+  opts: { json?: boolean; profile: string; args?: string; smoke?: boolean },
+): Promise<void> {
+  if (opts.profile !== 'default' && opts.profile !== 'authoring') {
+    const message = `--profile must be 'default' or 'authoring', got '${opts.profile}'`;
+    if (opts.json)
+      process.stdout.write(
+        `${JSON.stringify({ ok: false, error: { code: 'WF_CLI_USAGE', message }, exitCode: 2 }, null, 2)}\n`,
+      );
+    else process.stderr.write(`wf check: ${message}\n`);
+    process.exitCode = 2;
+    return;
+  }
+  let args: unknown;
+  try {
+    args = opts.args === undefined ? undefined : parseJson(opts.args, '--args');
+  } catch (e) {
+    if (!CliError.is(e)) throw e;
+    if (opts.json)
+      process.stdout.write(
+        `${JSON.stringify({ ok: false, error: { code: e.code, message: e.message }, exitCode: e.exitCode }, null, 2)}\n`,
+      );
+    else process.stderr.write(`wf check: ${e.code}: ${e.message}\n`);
+    process.exitCode = 2;
+    return;
+  }
+  const report = await checkFiles(files, {
+    profile: opts.profile,
+    cwd: process.cwd(),
+    smoke: opts.smoke === true,
+    ...(args === undefined ? {} : { args }),
+  });
+  if (opts.json) {
+    const doc = {
+      files: report.files.map((f) => ({
+        file: f.file,
+        kind: f.kind,
+        ok: f.ok,
+        errors: f.errors,
+        warnings: f.warnings,
+        ...(f.problem ? { problem: f.problem } : {}),
+        ...(f.capsuleIssues ? { capsuleIssues: f.capsuleIssues } : {}),
+        ...(f.smoke ? { smoke: f.smoke } : {}),
+      })),
+      ok: report.ok,
+      // docs/cli.md: every failing --json document names its error and exit code.
+      ...(report.ok ? {} : { error: checkError(report), exitCode: report.exitCode }),
+    };
+    process.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
+  } else {
+    process.stderr.write(problemLines(report));
+    process.stdout.write(formatReport(report));
+  }
+  process.exitCode = report.exitCode;
 }

@@ -52,6 +52,22 @@ export function printLine(ctx: CliContext, line = ''): void {
   ctx.stdout.write(`${line}\n`);
 }
 
+/** Columns padded to their widest cell, two spaces apart (the last column unpadded). */
+export function printTable(
+  ctx: CliContext,
+  head: readonly string[],
+  rows: readonly (readonly string[])[],
+): void {
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] ?? 0)))
+      .join('  ')
+      .trimEnd();
+  printLine(ctx, line(head));
+  for (const r of rows) printLine(ctx, line(r));
+}
+
 export function printNote(ctx: CliContext, line: string): void {
   ctx.stderr.write(`${line}\n`);
 }

@@ -1,12 +1,16 @@
 // `wf list`: every workflow `wf run <name>` can resolve, in precedence order (built-in > pattern >
 // project > personal), with its scope, trust class and validity. An invalid catalog entry is
 // listed with its error (it can never run); a catalog name hidden by a built-in is marked shadowed.
+// Shipped workflows come from @wf/patterns' generated index, not the capsules, and catalog
+// capsules are validated by the catalog as it lists them, every time (the catalog and its capsule
+// parser are not even opened when neither catalog directory exists): listing loads no source
+// parser, engine or embedded workflow source.
+import { lstat } from 'node:fs/promises';
+import { defaultCatalogRoots } from '@wf/catalog-fs/resolve';
+import { SHIPPED_INDEX } from '@wf/patterns/shipped-index';
 import { clean } from '../progress/frame.js';
-import { type CliContext, printJson, printLine, printNote } from './context.js';
+import { type CliContext, printJson, printLine, printNote, printTable } from './context.js';
 import { EXIT, type ExitCode } from './errors.js';
-import { printTable } from './runs.js';
-import { workflowResolver } from './shipped.js';
-import { openProjectCatalog } from './workspace.js';
 
 export interface ListedWorkflow {
   name: string;
@@ -23,24 +27,27 @@ export interface ListedWorkflow {
 
 export async function listCommand(ctx: CliContext): Promise<ExitCode> {
   const out: ListedWorkflow[] = [];
-  const catalog = await openProjectCatalog(ctx);
-  const listing = await workflowResolver(catalog).list();
+  const catalog = (await catalogRootsExist(ctx))
+    ? await (await import('./workspace.js')).openProjectCatalog(ctx)
+    : undefined;
+  // The resolver's precedence (built-in > pattern > project > personal): shipped names first, a
+  // catalog entry with a shipped name is listed as shadowed (resolve never reaches it).
+  for (const e of SHIPPED_INDEX)
+    out.push({
+      name: e.name,
+      scope: e.scope,
+      trust: e.trust,
+      valid: e.valid,
+      description: e.description,
+      ...(e.error === undefined ? {} : { error: e.error }),
+      ...(e.inputSchema === undefined ? {} : { inputSchema: e.inputSchema }),
+      ...(e.example === undefined ? {} : { example: e.example }),
+    });
+  const shippedNames = new Set(SHIPPED_INDEX.map((e) => e.name));
+  const listing = catalog ? await catalog.list() : { entries: [], truncated: false, problems: [] };
   const truncated = listing.truncated;
   const problems = listing.problems.map((p) => `${p.scope}: ${p.error.code}: ${p.error.message}`);
   for (const e of listing.entries) {
-    if (e.capsule) {
-      const { manifest, inputs } = e.capsule;
-      out.push({
-        name: e.name,
-        scope: e.source,
-        trust: e.execution,
-        valid: true,
-        description: manifest.description,
-        ...(manifest.inputSchema === undefined ? {} : { inputSchema: manifest.inputSchema }),
-        ...(inputs?.examples?.[0] === undefined ? {} : { example: inputs.examples[0] }),
-      });
-      continue;
-    }
     let description: string | undefined;
     let inputSchema: unknown;
     let example: unknown;
@@ -54,15 +61,15 @@ export async function listCommand(ctx: CliContext): Promise<ExitCode> {
     }
     out.push({
       name: e.name,
-      scope: e.source,
+      scope: e.scope,
       trust: e.execution,
       valid: e.valid,
-      ...(e.catalogEntry ? { path: e.catalogEntry.path } : {}),
+      path: e.path,
       ...(description === undefined ? {} : { description }),
       ...(inputSchema === undefined ? {} : { inputSchema }),
       ...(example === undefined ? {} : { example }),
       ...(e.error === undefined ? {} : { error: e.error }),
-      ...(e.shadowed ? { shadowed: true } : {}),
+      ...(shippedNames.has(e.name) ? { shadowed: true } : {}),
     });
   }
   if (ctx.json) {
@@ -94,6 +101,24 @@ export async function listCommand(ctx: CliContext): Promise<ExitCode> {
       `${trustedLocal} trusted-local module(s): they run with full Node authority, only with --trust-local`,
     );
   return EXIT.ok;
+}
+
+/**
+ * Whether either catalog root exists (anything at the path, even a broken one: then opening the
+ * catalog reports it). When neither does, the catalog has nothing to list, and `wf list` need not
+ * open it, which loads the capsule parser (the bridge and its schema library).
+ */
+async function catalogRootsExist(ctx: CliContext): Promise<boolean> {
+  const roots = defaultCatalogRoots(ctx.cwd, { DSH_HOME: ctx.env.DSH_HOME, HOME: ctx.env.HOME });
+  for (const root of [roots.project, roots.personal]) {
+    try {
+      await lstat(root);
+      return true;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') return true;
+    }
+  }
+  return false;
 }
 
 function clip(text: string, max: number): string {

@@ -1,22 +1,15 @@
-// The `wf` program: builds the commander command tree and runs it. Each verb registers itself
-// with one line below; usage errors exit 2 (commander's default of 1 would read as "found errors").
+// The `wf` program: parses the command line (command-line.ts over the verb table in verbs.ts) and
+// runs one verb. Usage errors exit 2 (1 would read as "found errors"), with the error on stderr
+// and, under --json, one error document on stdout.
 import { readFileSync } from 'node:fs';
-import { Command, CommanderError } from 'commander';
-import { registerCheck } from './check.js';
-import {
-  registerCatalogVerbs,
-  registerDeleteRunVerb,
-  registerEventsVerb,
-  registerListVerb,
-  registerPruneVerb,
-  registerReportVerb,
-  registerResumeVerb,
-  registerRunsVerb,
-  registerRunVerb,
-  registerSaveVerb,
-  registerShowVerb,
-  registerWorkerVerb,
-} from './verbs.js';
+import { type ProgramSpec, parseCommandLine, UsageError } from './command-line.js';
+import { VERBS } from './verbs.js';
+
+export const PROGRAM: ProgramSpec = {
+  name: 'wf',
+  description: 'secure multi-agent workflows for DSH: check, run and inspect workflows',
+  verbs: VERBS,
+};
 
 function packageVersion(): string {
   // src/cli and dist/cli are both two levels below the package root.
@@ -32,42 +25,33 @@ function packageVersion(): string {
   }
 }
 
-export function createProgram(): Command {
-  const program = new Command('wf')
-    .description('secure multi-agent workflows for DSH: check, run and inspect workflows')
-    .version(packageVersion(), '-V, --version')
-    .showHelpAfterError('(run `wf --help` for usage)')
-    .exitOverride();
-  registerCheck(program);
-  registerRunVerb(program);
-  registerResumeVerb(program);
-  registerListVerb(program);
-  registerRunsVerb(program);
-  registerShowVerb(program);
-  registerEventsVerb(program);
-  registerReportVerb(program);
-  registerSaveVerb(program);
-  registerDeleteRunVerb(program);
-  registerPruneVerb(program);
-  registerCatalogVerbs(program);
-  registerWorkerVerb(program);
-  return program;
+/** Help is wrapped to the terminal's width, or 80 columns when not on a terminal. */
+function helpWidth(stream: NodeJS.WriteStream): number {
+  return stream.isTTY && stream.columns ? stream.columns : 80;
 }
 
 /** Runs the command line on `argv` (as in process.argv) and sets process.exitCode. */
 export async function main(argv: readonly string[]): Promise<number> {
-  const program = createProgram();
   let code: number;
   try {
-    await program.parseAsync([...argv]);
-    code = typeof process.exitCode === 'number' ? process.exitCode : 0;
+    const parsed = parseCommandLine(PROGRAM, argv, helpWidth(process.stdout));
+    if (parsed.kind === 'version') {
+      process.stdout.write(`${packageVersion()}\n`);
+      code = 0;
+    } else if (parsed.kind === 'help') {
+      (parsed.toStderr ? process.stderr : process.stdout).write(parsed.text);
+      code = parsed.exitCode;
+    } else {
+      await parsed.verb.action(parsed.positional, parsed.options);
+      code = typeof process.exitCode === 'number' ? process.exitCode : 0;
+    }
   } catch (error) {
-    if (!(error instanceof CommanderError)) throw error;
-    // --help and --version throw with exit code 0; every other parse error is a usage error.
-    code = error.exitCode === 0 ? 0 : 2;
-    if (code === 2 && argv.includes('--json')) {
+    if (!(error instanceof UsageError)) throw error;
+    code = 2;
+    process.stderr.write(`error: ${error.message}\n(run \`wf --help\` for usage)\n`);
+    if (argv.includes('--json')) {
       process.stdout.write(
-        `${JSON.stringify({ ok: false, error: { code: 'WF_CLI_USAGE', message: error.message.replace(/^error: /, '') } }, null, 2)}\n`,
+        `${JSON.stringify({ ok: false, error: { code: 'WF_CLI_USAGE', message: error.message }, exitCode: 2 }, null, 2)}\n`,
       );
     }
   }

@@ -7,8 +7,9 @@ import { createSimulatedAgents } from '@wf/engine';
 import { createSandbox } from '@wf/sandbox';
 import { type CliContext, printJson, printLine, printNote } from './context.js';
 import { CliError, EXIT, type ExitCode } from './errors.js';
-import { jitter } from './run.js';
-import { openProjectStore } from './workspace.js';
+import { jitter } from './run-verb.js';
+import { workflowResolver } from './shipped.js';
+import { openProjectCatalog, openProjectStore } from './workspace.js';
 
 export interface WorkerOptions {
   readonly restate?: string;
@@ -51,6 +52,8 @@ export async function workerCommand(ctx: CliContext, options: WorkerOptions): Pr
   const { startRestateWorker } = await import('@wf/restate');
   const delayMs = int(options.delayMs, '--delay-ms', 400);
   const store = await openProjectStore(ctx);
+  // wf.workflow resolves as with `wf run`: shipped workflows, then this project's catalog
+  const catalog = await openProjectCatalog(ctx);
   const sandbox = await createSandbox();
   const worker = await startRestateWorker({
     ingress,
@@ -58,6 +61,7 @@ export async function workerCommand(ctx: CliContext, options: WorkerOptions): Pr
     agents: createSimulatedAgents({ respond: (r) => ({ delayMs: jitter(delayMs, r.taskId) }) }),
     sandbox,
     recorder: store,
+    resolveWorkflow: workflowResolver(catalog).nested,
     deploymentConcurrency: int(options.concurrency, '--concurrency', 16),
     ...(options.port ? { port: int(options.port, '--port', 0) } : {}),
     ...(options.advertise ? { advertise: options.advertise } : {}),

@@ -5,16 +5,16 @@ import { lstat, open, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 // The light entry: `wf runs` must not load the whole bridge (schemas, prelude).
 import { runSpan } from '@wf/bridge/run-span';
-import { CatalogFsError, type RunStore } from '@wf/catalog-fs';
+import { CatalogFsError, type RunStore } from '@wf/catalog-fs/run-store';
 import { clean, cleanLines } from '../progress/frame.js';
-import { duration, grouped, renderRunReport } from '../report/render.js';
+import { duration, grouped } from '../report/format.js';
 import { foldRunEvents, isRecord, phaseStats } from '../report/run-model.js';
 import { errorText, parseDuration, parseInteger } from './args.js';
-import { type CliContext, printJson, printLine, printNote } from './context.js';
+import { type CliContext, printJson, printLine, printNote, printTable } from './context.js';
 import { CliError, EXIT, type ExitCode } from './errors.js';
 import { resolveRunTarget, storeError } from './store-error.js';
 import { SHOW_AGENTS_MAX } from './verbs.js';
-import { withProjectStore } from './workspace.js';
+import { withProjectStore } from './store.js';
 
 type Summary = Awaited<ReturnType<RunStore['list']>>[number];
 
@@ -454,6 +454,8 @@ export async function reportCommand(
 ): Promise<ExitCode> {
   return withProjectStore(ctx, async (store) => {
     const run = await loadRun(store, target);
+    // The HTML report is loaded by `wf report` only.
+    const { renderRunReport } = await import('../report/render.js');
     const html = renderRunReport({
       run: { ...run.snapshot, ...(run.result ? { result: run.result.value } : {}) },
       events: run.events,
@@ -479,21 +481,6 @@ export async function reportCommand(
       );
     return EXIT.ok;
   });
-}
-
-export function printTable(
-  ctx: CliContext,
-  head: readonly string[],
-  rows: readonly (readonly string[])[],
-): void {
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: readonly string[]) =>
-    cells
-      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] ?? 0)))
-      .join('  ')
-      .trimEnd();
-  printLine(ctx, line(head));
-  for (const r of rows) printLine(ctx, line(r));
 }
 
 /** The providers that ran the run's agents, from its agent-started events ('simulated', 'dsh:...'). */

@@ -1,13 +1,13 @@
-// Registers the run and run-store verbs on the `wf` program (commander). Each verb gets `--json`
-// and its exit codes in `--help`; usage errors exit 2 through main.ts's exitOverride, which
-// subcommands inherit.
-import type { Command } from 'commander';
+// The `wf` verbs: arguments, options and help text (command-line.ts parses and prints them), and
+// each verb's module, imported only when that verb runs: `wf runs` should not pay for the engine.
+// Usage errors exit 2 (main.ts).
+import type { ArgumentSpec, OptionSpec, Options, Positional, VerbSpec } from './command-line.js';
 import type { CliContext } from './context.js';
 import type { ExitCode } from './errors.js';
 
-// Each verb loads its module on use: `wf runs` should not pay for the engine and its sandbox.
 const run = () => import('./run.js');
 const runs = () => import('./runs.js');
+const catalog = () => import('./catalog-verbs.js');
 
 /** `wf show` lists each agent up to this many; above it, one line per phase (`--agents`: all). */
 export const SHOW_AGENTS_MAX = 30;
@@ -24,263 +24,263 @@ Exit codes:
   130  interrupted by Ctrl-C (a run is recorded stopped)
 Every verb takes --json: one JSON document on stdout ({ "ok": ... }), events as JSON Lines.`;
 
-type Opts = { json?: boolean } & Record<string, unknown>;
+const JSON_OPTION: OptionSpec = {
+  flags: '--json',
+  description: 'machine-readable output on stdout',
+};
 
-/** Adds `--json`, the exit-code help and the action; the context is named after the command. */
-function verb<A extends unknown[]>(
-  command: Command,
-  body: (ctx: CliContext, ...args: [...A, Opts]) => Promise<ExitCode>,
-): Command {
-  return command
-    .option('--json', 'machine-readable output on stdout')
-    .addHelpText('after', EXIT_CODES_HELP)
-    .action(async (...raw: unknown[]) => {
-      // commander passes the positional arguments, then the options, then the command.
-      const opts = raw[raw.length - 2] as Opts;
-      const positional = raw.slice(0, -2) as A;
+const required = (name: string, description: string): ArgumentSpec => ({
+  name,
+  required: true,
+  description,
+});
+const opt = (flags: string, description: string, dflt?: string): OptionSpec =>
+  dflt === undefined ? { flags, description } : { flags, description, default: dflt };
+
+// Verb bodies take their options as the parsed record; each module narrows it to its own type.
+type Body = (ctx: CliContext, positional: readonly Positional[], opts: never) => Promise<ExitCode>;
+
+/** A verb with `--json` and the exit-code help; the context is named after the verb. */
+function verb(
+  name: string,
+  description: string,
+  args: readonly ArgumentSpec[],
+  options: readonly OptionSpec[],
+  body: Body,
+): VerbSpec {
+  return {
+    name,
+    description,
+    args,
+    options: [...options, JSON_OPTION],
+    helpAfter: EXIT_CODES_HELP,
+    action: async (positional, opts: Options) => {
       const { processContext, runVerb } = await import('./context.js');
-      await runVerb(processContext(command.name(), opts.json === true), (ctx) =>
-        body(ctx, ...positional, opts),
+      await runVerb(processContext(name, opts.json === true), (ctx) =>
+        body(ctx, positional, opts as never),
       );
-    });
+    },
+  };
 }
 
-/** `--delay-ms` and `--no-progress`, shared by the verbs that run a workflow (run, resume). */
-function simulatedRun(command: Command, delayHelp: string): Command {
-  return command
-    .option('--delay-ms <ms>', `base duration of a simulated child${delayHelp} (default 400)`)
-    .option('--no-progress', 'no live progress on stderr')
-    .option(
+/** `--delay-ms`, `--no-progress` and the cost guards, shared by run and resume. */
+function simulatedRun(delayHelp: string): OptionSpec[] {
+  return [
+    opt('--delay-ms <ms>', `base duration of a simulated child${delayHelp} (default 400)`),
+    opt('--no-progress', 'no live progress on stderr'),
+    opt(
       '--token-budget <n>',
       'token budget if the manifest sets none (the tighter applies); default none: simulated agents spend nothing',
-    )
-    .option('--wall-ms <ms>', 'wall limit of the run, paused time excluded (default none)')
-    .option(
+    ),
+    opt('--wall-ms <ms>', 'wall limit of the run, paused time excluded (default none)'),
+    opt(
       '--child-wall-ms <ms>',
       'wall limit of one child: a child still running is stopped and fails (default none)',
-    )
-    .option(
+    ),
+    opt(
       '--max-agents <n>',
       "the most children this run may start (default 100; a capsule's maxAgents still applies)",
-    );
-}
-
-export function registerRunVerb(program: Command): void {
-  verb<[string]>(
-    simulatedRun(
-      program
-        .command('run')
-        .description('run a workflow with simulated agents (no model is called) and record it')
-        .argument(
-          '<workflow>',
-          'a name from `wf list`, or a file: .workflow.json capsule or .js source',
-        )
-        .option(
-          '--args <json>',
-          "workflow arguments as JSON (default: the capsule's first example, else {})",
-        )
-        .option('--args-file <file>', 'read the arguments from a JSON file')
-        .option(
-          '--agents <provider>',
-          'the agent provider; the command line has `simulated` only',
-          'simulated',
-        )
-        .option(
-          '--seed <n>',
-          'seed for Math.random in the workflow and the simulated answers (default 1; recorded, and reused by wf resume)',
-        )
-        .option(
-          '--trust-local',
-          'confirm running a trusted-local catalog module (full Node authority)',
-        )
-        .option('--engine <engine>', 'embedded (default) or restate (durable, on a Restate server)')
-        .option('--restate <url>', 'with --engine restate: the Restate ingress URL'),
-      ', varied per child',
     ),
-    async (ctx, workflow, opts) => (await run()).runCommand(ctx, workflow, opts as never),
-  );
+  ];
 }
 
-export function registerResumeVerb(program: Command): void {
-  verb<[string]>(
-    simulatedRun(
-      program
-        .command('resume')
-        .description(
-          're-run a recorded run from its journal (completed children are not re-run), then continue live',
-        )
-        .argument('<runId>', 'a run id from `wf runs`, or `last`')
-        .option(
-          '--simulate',
-          'continue a run recorded with real (DSH) agents on simulated ones; the new run is labelled simulated',
-        ),
-      ' that still has to run',
+const RUN_ID = required('runId', 'a run id, a display name, or `last`');
+const SCOPE = '--scope <scope>';
+const SCOPE_HELP = 'project or personal (default: wherever the name is found)';
+const str = (p: Positional): string => p as string;
+
+const CHECK: VerbSpec = {
+  name: 'check',
+  description:
+    'check workflow sources (.js) and capsules (.workflow.json) against the source contract',
+  args: [{ name: 'file', required: true, variadic: true, description: 'workflow files to check' }],
+  options: [
+    opt('--json', 'print one JSON document: { files: [{ file, ok, errors, warnings }], ok }'),
+    opt(
+      '--profile <profile>',
+      "'default' (lints are warnings) or 'authoring' (lints are errors)",
+      'default',
     ),
-    async (ctx, runId, opts) => (await run()).resumeCommand(ctx, runId, opts as never),
-  );
-}
+    opt(
+      '--args <json>',
+      'check these args against each capsule input schema (and smoke with them)',
+    ),
+    opt('--smoke', 'also run each clean workflow once on instant simulated agents'),
+  ],
+  helpAfter:
+    '\nExit codes: 0 no errors (warnings allowed), 1 contract, capsule or smoke errors, 2 usage or input errors.',
+  action: async (positional, opts) =>
+    (await import('./check.js')).checkAction(positional[0] as string[], opts as never),
+};
 
-export function registerListVerb(program: Command): void {
-  verb<[]>(
-    program
-      .command('list')
-      .description(
-        'list workflows: built-ins, patterns, project and personal catalog, with scope, trust and validity',
+/** Every verb, in the order `wf --help` lists them. */
+export const VERBS: readonly VerbSpec[] = [
+  CHECK,
+  verb(
+    'run',
+    'run a workflow with simulated agents (no model is called) and record it',
+    [
+      required(
+        'workflow',
+        'a name from `wf list`, or a file: .workflow.json capsule or .js source',
       ),
+    ],
+    [
+      opt(
+        '--args <json>',
+        "workflow arguments as JSON (default: the capsule's first example, else {})",
+      ),
+      opt('--args-file <file>', 'read the arguments from a JSON file'),
+      opt(
+        '--agents <provider>',
+        'the agent provider; the command line has `simulated` only',
+        'simulated',
+      ),
+      opt(
+        '--seed <n>',
+        'seed for Math.random in the workflow and the simulated answers (default 1; recorded, and reused by wf resume)',
+      ),
+      opt('--trust-local', 'confirm running a trusted-local catalog module (full Node authority)'),
+      opt('--engine <engine>', 'embedded (default) or restate (durable, on a Restate server)'),
+      opt('--restate <url>', 'with --engine restate: the Restate ingress URL'),
+      ...simulatedRun(', varied per child'),
+    ],
+    async (ctx, [workflow], opts) => (await run()).runCommand(ctx, str(workflow), opts),
+  ),
+  verb(
+    'resume',
+    're-run a recorded run from its journal (completed children are not re-run), then continue live',
+    [required('runId', 'a run id from `wf runs`, or `last`')],
+    [
+      opt(
+        '--simulate',
+        'continue a run recorded with real (DSH) agents on simulated ones; the new run is labelled simulated',
+      ),
+      ...simulatedRun(' that still has to run'),
+    ],
+    async (ctx, [runId], opts) => (await run()).resumeCommand(ctx, str(runId), opts),
+  ),
+  verb(
+    'list',
+    'list workflows: built-ins, patterns, project and personal catalog, with scope, trust and validity',
+    [],
+    [],
     async (ctx) => (await import('./list.js')).listCommand(ctx),
-  );
-}
-
-export function registerRunsVerb(program: Command): void {
-  verb<[]>(
-    program
-      .command('runs')
-      .description('list recent runs recorded in this directory (.dsh/workflow-runs)')
-      .option('--limit <n>', 'how many (default 20)')
-      .option('--all', 'every run'),
-    async (ctx, opts) => (await runs()).runsCommand(ctx, opts as never),
-  );
-}
-
-export function registerShowVerb(program: Command): void {
-  verb<[string]>(
-    program
-      .command('show')
-      .description('show one run: summary, phases, agents, cost')
-      .argument('<runId>', 'a run id, a display name, or `last`')
-      .option(
+  ),
+  verb(
+    'runs',
+    'list recent runs recorded in this directory (.dsh/workflow-runs)',
+    [],
+    [opt('--limit <n>', 'how many (default 20)'), opt('--all', 'every run')],
+    async (ctx, _, opts) => (await runs()).runsCommand(ctx, opts),
+  ),
+  verb(
+    'show',
+    'show one run: summary, phases, agents, cost',
+    [RUN_ID],
+    [
+      opt(
         '--agents',
         `list every agent (by default a run with more than ${SHOW_AGENTS_MAX} is summarised per phase)`,
       ),
-    async (ctx, runId, opts) => (await runs()).showCommand(ctx, runId, opts as never),
-  );
-}
-
-export function registerEventsVerb(program: Command): void {
-  verb<[string]>(
-    program
-      .command('events')
-      .description("print a run's event log (--json: JSON Lines)")
-      .argument('<runId>', 'a run id, a display name, or `last`')
-      .option('--follow', 'keep printing new events until the run ends (Ctrl-C to stop)')
-      .option('--after <seq>', 'only events after this sequence number')
-      .option('--interval-ms <ms>', 'poll interval for --follow (default 200)'),
-    async (ctx, runId, opts) => (await runs()).eventsCommand(ctx, runId, opts as never),
-  );
-}
-
-export function registerSaveVerb(program: Command): void {
-  verb<[string, string]>(
-    program
-      .command('save')
-      .description("save a run's workflow into the catalog as a capsule")
-      .argument('<runId>', 'the run whose workflow to save (or `last`)')
-      .argument('<name>', 'the new workflow name (kebab-case)')
-      .option(
-        '--scope <scope>',
-        'project (.dsh/workflows, default) or personal ($DSH_HOME/workflows)',
-      )
-      .option('--replace', 'replace an existing workflow of that name (the old one is archived)'),
-    async (ctx, runId, name, opts) =>
-      (await import('./save.js')).saveCommand(ctx, runId, name, opts as never),
-  );
-}
-
-export function registerDeleteRunVerb(program: Command): void {
-  verb<[string]>(
-    program
-      .command('delete-run')
-      .description('delete an ended run (an active run is never deleted)')
-      .argument('<runId>', 'a run id')
-      .option('--force', 'also delete a stale non-terminal record whose owner is gone'),
-    async (ctx, runId, opts) => (await runs()).deleteRunCommand(ctx, runId, opts as never),
-  );
-}
-
-export function registerPruneVerb(program: Command): void {
-  verb<[]>(
-    program
-      .command('prune')
-      .description('delete old ended runs (live and unfinished runs are never touched)')
-      .option('--keep <n>', 'keep the newest n ended runs (default 20)')
-      .option('--older-than <age>', 'only prune runs that ended before this age, e.g. 30d, 12h')
-      .option('--dry-run', 'print what would be pruned, delete nothing'),
-    async (ctx, opts) => (await runs()).pruneCommand(ctx, opts as never),
-  );
-}
-
-export function registerReportVerb(program: Command): void {
-  verb<[string]>(
-    program
-      .command('report')
-      .description('write a self-contained HTML timeline of a run')
-      .argument('<runId>', 'a run id, a display name, or `last`')
-      .option('--out <file>', 'where to write it (default <runId>.report.html)'),
-    async (ctx, runId, opts) => (await runs()).reportCommand(ctx, runId, opts as never),
-  );
-}
-
-/** The saved-workflow verbs: rename, delete, archived, restore (catalog-verbs.ts). */
-export function registerCatalogVerbs(program: Command): void {
-  const catalog = () => import('./catalog-verbs.js');
-  const scope = '--scope <scope>';
-  const scopeHelp = 'project or personal (default: wherever the name is found)';
-  verb<[string, string]>(
-    program
-      .command('rename')
-      .description('rename a saved workflow (the old name is archived and can be restored)')
-      .argument('<from>', 'the saved workflow')
-      .argument('<to>', 'its new name (kebab-case)')
-      .option(scope, scopeHelp),
-    async (ctx, from, to, opts) => (await catalog()).renameCommand(ctx, from, to, opts as never),
-  );
-  verb<[string]>(
-    program
-      .command('delete')
-      .description('delete a saved workflow (archived first: `wf restore` brings it back)')
-      .argument('<name>', 'the saved workflow (runs: wf delete-run)')
-      .option(scope, scopeHelp),
-    async (ctx, name, opts) => (await catalog()).deleteCommand(ctx, name, opts as never),
-  );
-  verb<[string | undefined]>(
-    program
-      .command('archived')
-      .description('list archived versions of saved workflows, newest first')
-      .argument('[name]', 'only the versions of this workflow')
-      .option(scope, 'only this catalog: project or personal'),
-    async (ctx, name, opts) => (await catalog()).archivedCommand(ctx, name, opts as never),
-  );
-  verb<[string]>(
-    program
-      .command('restore')
-      .description('restore an archived version into the catalog (the archive keeps its copy)')
-      .argument('<id>', 'an archived version id from `wf archived`')
-      .option('--as <name>', 'restore under another name')
-      .option('--replace', 'replace a current workflow of that name (it is archived first)')
-      .option(scope, 'the catalog the archived version is in: project or personal'),
-    async (ctx, id, opts) => (await catalog()).restoreCommand(ctx, id, opts as never),
-  );
-}
-
-export function registerWorkerVerb(program: Command): void {
-  verb<[]>(
-    program
-      .command('worker')
-      .description(
-        'serve @wf runs from a Restate server with simulated agents, recording them in this directory',
-      )
-      .option('--restate <url>', 'the Restate ingress URL (e.g. http://127.0.0.1:8080)')
-      .option(
-        '--admin <url>',
-        'the admin URL to register with (default: the ingress host, port 9070)',
-      )
-      .option('--port <n>', 'port to listen on (default: a free one)')
-      .option(
-        '--advertise <url>',
-        'the address to register (a load balancer in front of N workers)',
-      )
-      .option('--concurrency <n>', 'children at once across the whole deployment (default 16)')
-      .option('--delay-ms <ms>', 'base duration of a simulated child (default 400)'),
-    async (ctx, opts) => (await import('./restate.js')).workerCommand(ctx, opts as never),
-  );
-}
+    ],
+    async (ctx, [runId], opts) => (await runs()).showCommand(ctx, str(runId), opts),
+  ),
+  verb(
+    'events',
+    "print a run's event log (--json: JSON Lines)",
+    [RUN_ID],
+    [
+      opt('--follow', 'keep printing new events until the run ends (Ctrl-C to stop)'),
+      opt('--after <seq>', 'only events after this sequence number'),
+      opt('--interval-ms <ms>', 'poll interval for --follow (default 200)'),
+    ],
+    async (ctx, [runId], opts) => (await runs()).eventsCommand(ctx, str(runId), opts),
+  ),
+  verb(
+    'report',
+    'write a self-contained HTML timeline of a run',
+    [RUN_ID],
+    [opt('--out <file>', 'where to write it (default <runId>.report.html)')],
+    async (ctx, [runId], opts) => (await runs()).reportCommand(ctx, str(runId), opts),
+  ),
+  verb(
+    'save',
+    "save a run's workflow into the catalog as a capsule",
+    [
+      required('runId', 'the run whose workflow to save (or `last`)'),
+      required('name', 'the new workflow name (kebab-case)'),
+    ],
+    [
+      opt('--scope <scope>', 'project (.dsh/workflows, default) or personal ($DSH_HOME/workflows)'),
+      opt('--replace', 'replace an existing workflow of that name (the old one is archived)'),
+    ],
+    async (ctx, [runId, name], opts) =>
+      (await import('./save.js')).saveCommand(ctx, str(runId), str(name), opts),
+  ),
+  verb(
+    'delete-run',
+    'delete an ended run (an active run is never deleted)',
+    [required('runId', 'a run id')],
+    [opt('--force', 'also delete a stale non-terminal record whose owner is gone')],
+    async (ctx, [runId], opts) => (await runs()).deleteRunCommand(ctx, str(runId), opts),
+  ),
+  verb(
+    'prune',
+    'delete old ended runs (live and unfinished runs are never touched)',
+    [],
+    [
+      opt('--keep <n>', 'keep the newest n ended runs (default 20)'),
+      opt('--older-than <age>', 'only prune runs that ended before this age, e.g. 30d, 12h'),
+      opt('--dry-run', 'print what would be pruned, delete nothing'),
+    ],
+    async (ctx, _, opts) => (await runs()).pruneCommand(ctx, opts),
+  ),
+  verb(
+    'rename',
+    'rename a saved workflow (the old name is archived and can be restored)',
+    [required('from', 'the saved workflow'), required('to', 'its new name (kebab-case)')],
+    [opt(SCOPE, SCOPE_HELP)],
+    async (ctx, [from, to], opts) => (await catalog()).renameCommand(ctx, str(from), str(to), opts),
+  ),
+  verb(
+    'delete',
+    'delete a saved workflow (archived first: `wf restore` brings it back)',
+    [required('name', 'the saved workflow (runs: wf delete-run)')],
+    [opt(SCOPE, SCOPE_HELP)],
+    async (ctx, [name], opts) => (await catalog()).deleteCommand(ctx, str(name), opts),
+  ),
+  verb(
+    'archived',
+    'list archived versions of saved workflows, newest first',
+    [{ name: 'name', required: false, description: 'only the versions of this workflow' }],
+    [opt(SCOPE, 'only this catalog: project or personal')],
+    async (ctx, [name], opts) =>
+      (await catalog()).archivedCommand(ctx, name as string | undefined, opts),
+  ),
+  verb(
+    'restore',
+    'restore an archived version into the catalog (the archive keeps its copy)',
+    [required('id', 'an archived version id from `wf archived`')],
+    [
+      opt('--as <name>', 'restore under another name'),
+      opt('--replace', 'replace a current workflow of that name (it is archived first)'),
+      opt(SCOPE, 'the catalog the archived version is in: project or personal'),
+    ],
+    async (ctx, [id], opts) => (await catalog()).restoreCommand(ctx, str(id), opts),
+  ),
+  verb(
+    'worker',
+    'serve @wf runs from a Restate server with simulated agents, recording them in this directory',
+    [],
+    [
+      opt('--restate <url>', 'the Restate ingress URL (e.g. http://127.0.0.1:8080)'),
+      opt('--admin <url>', 'the admin URL to register with (default: the ingress host, port 9070)'),
+      opt('--port <n>', 'port to listen on (default: a free one)'),
+      opt('--advertise <url>', 'the address to register (a load balancer in front of N workers)'),
+      opt('--concurrency <n>', 'children at once across the whole deployment (default 16)'),
+      opt('--delay-ms <ms>', 'base duration of a simulated child (default 400)'),
+    ],
+    async (ctx, _, opts) => (await import('./restate.js')).workerCommand(ctx, opts),
+  ),
+];

@@ -1,7 +1,7 @@
 // The terminal side of live progress. On a TTY it redraws one compact frame in place (cursor up,
 // clear to end of screen), throttled, with a ticking clock; anywhere else it prints one plain line
 // per event that matters, so logs and CI output stay readable and greppable.
-import { duration, grouped } from '../report/render.js';
+import { duration, grouped } from '../report/format.js';
 import {
   applyRunEvent,
   createRunModel,

@@ -3,6 +3,7 @@
 // result, log messages come from model-written code): it is only ever emitted through `esc`, and a
 // Content-Security-Policy that forbids scripts and every fetch backs that up.
 import { runSpan } from '@wf/bridge/run-span';
+import { duration, grouped } from './format.js';
 import {
   type AgentOutcome,
   type AgentSpan,
@@ -61,6 +62,13 @@ export function renderRunReport(input: RunReportInput, options: RunReportOptions
     output: num(costTokens?.outputTokens) ?? model.tokens.output,
     total: num(costTokens?.totalTokens) ?? model.tokens.total,
   };
+  // Simulated children call no model: their tokens are counted, never spent (issue 14: say which).
+  const tokenKind =
+    run.simulated === true
+      ? ' (simulated: none spent)'
+      : run.simulated === false
+        ? ' (real: spent)'
+        : '';
   const peak = Math.max(num(cost?.peakConcurrency) ?? 0, model.peakConcurrency);
   const error = errorOf(run.error) ?? model.error;
   const result = 'result' in run ? run.result : model.result;
@@ -85,7 +93,7 @@ export function renderRunReport(input: RunReportInput, options: RunReportOptions
     stat('failed', String(counts.failed)),
     stat('stopped', String(counts.stopped)),
     stat('peak concurrency', String(peak)),
-    stat('tokens', `${grouped(tokens.total)}`),
+    stat('tokens', `${grouped(tokens.total)}${tokenKind}`),
     stat('in / out', `${grouped(tokens.input)} / ${grouped(tokens.output)}`),
     '</dl>',
     '</header>',
@@ -384,16 +392,6 @@ function round(n: number): number {
   return Math.round(n * 1000) / 1000;
 }
 
-export function duration(ms: number): string {
-  if (!Number.isFinite(ms) || ms < 0) return '0ms';
-  if (ms < 1000) return `${Math.round(ms)}ms`;
-  if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1).replace(/\.?0+$/, '')}s`;
-  const minutes = Math.floor(ms / 60_000);
-  const seconds = Math.round((ms % 60_000) / 1000);
-  if (minutes < 60) return `${minutes}m ${seconds}s`;
-  return `${Math.floor(minutes / 60)}h ${minutes % 60}m`;
-}
-
 function iso(ms: number): string {
   const d = new Date(ms);
   return Number.isNaN(d.getTime())
@@ -402,12 +400,6 @@ function iso(ms: number): string {
         .toISOString()
         .replace('T', ' ')
         .replace(/\.\d+Z$/, ' UTC');
-}
-
-export function grouped(n: number): string {
-  return Math.round(n)
-    .toString()
-    .replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 }
 
 function compact(n: number): string {
@@ -482,3 +474,5 @@ function provenanceLines(run: Record<string, unknown>): string[] {
   }
   return out;
 }
+
+export { duration, grouped };
