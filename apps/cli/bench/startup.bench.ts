@@ -4,7 +4,7 @@
 // Targets (issue 16): simple verbs <= 1.5x `node -e 0`; `wf run` of 5 instant agents <= 2.5x.
 // Two columns: wall-clock medians (what a user feels; on a loaded machine it is mostly waiting for
 // a core) and the children's CPU time per call (Linux /proc cutime+cstime: steadier under load),
-// and the ES modules each command loads (one traced call; CommonJS requires are not counted).
+// and the modules each command loads (one traced call; ES modules and CommonJS requires).
 // `wf runs` and `wf show last` run beside the same verbs over 2,000 stored runs: both should cost
 // what they print, not what is stored.
 import { spawnSync } from 'node:child_process';
