@@ -67,6 +67,9 @@ it.each([
       `${nestedEndsBeforeKill} nested children to end`,
       () => nestedEnds().length >= nestedEndsBeforeKill,
     );
+    // Children that ended at least 100 ms before the kill count as journaled (below): wait that
+    // long, or an idle machine kills within 100 ms of the last awaited end and counts one short.
+    await new Promise((r) => setTimeout(r, 150));
     const executing = (key: string) => lines('begin', (l) => l.key === key).at(-1)?.pid;
     const victimPid = whose === 'the parent' ? executing(runId) : executing(nestedId);
     const sameWorker = executing(runId) === executing(nestedId);

@@ -31,6 +31,21 @@ describe('options', () => {
     expect((e as Error).message).toContain('deploymentConcurrency');
   });
 
+  it('refuses semaphoreShards above the cap (a shard would hold no slot)', async () => {
+    for (const semaphoreShards of [0, 1.5, 65, 5]) {
+      const e = await startRestateWorker({
+        ingress: 'http://127.0.0.1:1',
+        agents: createSimulatedAgents(),
+        sandbox,
+        deploymentConcurrency: 4,
+        semaphoreShards,
+      }).catch((x: unknown) => x);
+      expect((e as RestateBackendError).code).toBe('WF_RESTATE_INVALID_OPTIONS');
+      expect((e as Error).message).toContain(`semaphoreShards must be`);
+      expect((e as Error).message).toContain(`got ${semaphoreShards}`);
+    }
+  });
+
   it('refuses a non-positive answerByReferenceBytes', async () => {
     const e = await startRestateWorker({
       ingress: 'http://127.0.0.1:1',

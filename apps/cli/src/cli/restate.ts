@@ -17,6 +17,7 @@ export interface WorkerOptions {
   readonly port?: string;
   readonly advertise?: string;
   readonly concurrency?: string;
+  readonly semaphoreShards?: string;
   readonly delayMs?: string;
 }
 
@@ -63,6 +64,7 @@ export async function workerCommand(ctx: CliContext, options: WorkerOptions): Pr
     recorder: store,
     resolveWorkflow: workflowResolver(catalog).nested,
     deploymentConcurrency: int(options.concurrency, '--concurrency', 16),
+    semaphoreShards: int(options.semaphoreShards, '--semaphore-shards', 1),
     ...(options.port ? { port: int(options.port, '--port', 0) } : {}),
     ...(options.advertise ? { advertise: options.advertise } : {}),
   }).catch(async (e: unknown) => {

@@ -279,6 +279,10 @@ export const VERBS: readonly VerbSpec[] = [
       opt('--port <n>', 'port to listen on (default: a free one)'),
       opt('--advertise <url>', 'the address to register (a load balancer in front of N workers)'),
       opt('--concurrency <n>', 'children at once across the whole deployment (default 16)'),
+      opt(
+        '--semaphore-shards <n>',
+        'split the deployment cap over N semaphore keys: faster child starts, cap still held (default 1)',
+      ),
       opt('--delay-ms <ms>', 'base duration of a simulated child (default 400)'),
     ],
     async (ctx, _, opts) => (await import('./restate.js')).workerCommand(ctx, opts),

@@ -6,8 +6,38 @@ export const JOURNAL_OBJECT = 'WfJournal';
 export const SEMAPHORE_OBJECT = 'WfSemaphore';
 /** Large answers by reference, keyed by the SHA-256 of their JSON text (blobs.ts). */
 export const BLOB_OBJECT = 'WfBlob';
-/** The one deployment-wide semaphore key. */
+/** The deployment-wide semaphore's key (its first shard's, when it is sharded). */
 export const DEPLOYMENT_KEY = 'deployment';
+
+/**
+ * The semaphore as `shards` WfSemaphore keys (`deployment`, `deployment.1`, ...) whose capacities
+ * add up to the deployment's: one key is one serial queue on the server, so one key caps the
+ * deployment's child starts at one acquire and one release at a time (measured: ~17 children/s
+ * here, whatever the number of workers). Returns each shard's capacity.
+ */
+export function shardCapacities(capacity: number, shards: number): number[] {
+  return Array.from(
+    { length: shards },
+    (_, i) => Math.floor(capacity / shards) + (i < capacity % shards ? 1 : 0),
+  );
+}
+
+export const shardKey = (shard: number): string =>
+  shard === 0 ? DEPLOYMENT_KEY : `${DEPLOYMENT_KEY}.${shard}`;
+
+/**
+ * The shard a child's slot lives in, from its key `<runId>/<taskId>` alone (a retried acquire and
+ * the release find the same one). The task number goes round-robin from an offset per run, so a
+ * run's concurrent children spread evenly: at most ceil(n / shards) of them share a shard.
+ */
+export function shardOf(holder: string, shards: number): number {
+  if (shards <= 1) return 0;
+  const slash = holder.lastIndexOf('/');
+  const n = /(\d+)$/.exec(holder.slice(slash + 1))?.[1];
+  if (slash < 0 || n === undefined) return Number.parseInt(requestHash(holder), 16) % shards;
+  const offset = Number.parseInt(requestHash(holder.slice(0, slash)), 16);
+  return (offset + (Number(n) % shards)) % shards;
+}
 
 /** A child's object key: `<runId>/<taskId>` (issue 15). */
 export const agentKey = (runId: string, taskId: string): string => `${runId}/${taskId}`;

@@ -24,10 +24,12 @@ import { createNestedRuns } from './nested.js';
 import { createRemoteAgents } from './remote-agents.js';
 import {
   AGENT_OBJECT,
-  DEPLOYMENT_KEY,
   JOURNAL_OBJECT,
   RUN_SERVICE,
   SEMAPHORE_OBJECT,
+  shardCapacities,
+  shardKey,
+  shardOf,
 } from './names.js';
 
 /** What `submitRun` sends: everything a worker needs to execute (and re-execute) the run. */
@@ -58,6 +60,8 @@ export interface ServicesOptions {
   /** Resolves `wf.workflow(name)` on the worker executing the parent. */
   readonly resolveWorkflow?: (name: string) => Promise<ResolvedWorkflow | undefined>;
   readonly deploymentConcurrency: number;
+  /** WfSemaphore keys the cap is split over (names.ts shardCapacities); 1 = exact. */
+  readonly semaphoreShards: number;
   /** Longest a run or a child may go without a Restate command; longer than the longest child. */
   readonly inactivityTimeoutMs: number;
   /** Answers, journal entries and results above `thresholdBytes` go by reference (blobs.ts). */
@@ -101,6 +105,7 @@ export function createServices(o: ServicesOptions) {
     abortTimeout: o.inactivityTimeoutMs,
   };
 
+  const capacities = shardCapacities(o.deploymentConcurrency, o.semaphoreShards);
   const semaphore = restate.object({
     name: SEMAPHORE_OBJECT,
     handlers: {
@@ -156,10 +161,11 @@ export function createServices(o: ServicesOptions) {
         request: AgentRequest,
       ): Promise<AgentResult | BlobRef> => {
         const holder = ctx.key;
+        const shard = shardOf(holder, capacities.length);
         const slot = ctx.awakeable();
         ctx
-          .objectSendClient(semaphore, DEPLOYMENT_KEY)
-          .acquire({ holder, awakeableId: slot.id, capacity: o.deploymentConcurrency });
+          .objectSendClient(semaphore, shardKey(shard))
+          .acquire({ holder, awakeableId: slot.id, capacity: capacities[shard] as number });
         await slot.promise;
         // The child's result is this invocation's output, journaled together with the release in
         // the one response that follows the child: once it is stored no attempt runs the child
@@ -173,7 +179,7 @@ export function createServices(o: ServicesOptions) {
           await runChild(o.agents, request),
           `the answer of ${holder}`,
         );
-        ctx.objectSendClient(semaphore, DEPLOYMENT_KEY).release({ holder });
+        ctx.objectSendClient(semaphore, shardKey(shard)).release({ holder });
         return result;
       },
     },

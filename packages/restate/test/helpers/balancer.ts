@@ -6,7 +6,12 @@ import type { AddressInfo } from 'node:net';
 
 export interface Balancer {
   readonly url: string;
-  setBackends(ports: readonly number[]): void;
+  /**
+   * New connections go to these workers. Open ones stay where they are (the server keeps its
+   * connections and reuses them) unless `dropOpen`: then they are closed and the server reconnects
+   * through the new set. Only with nothing in flight (a cut request is retried: a child may re-run).
+   */
+  setBackends(ports: readonly number[], options?: { dropOpen?: boolean }): void;
   close(): Promise<void>;
 }
 
@@ -49,8 +54,9 @@ export async function startBalancer(initial: readonly number[]): Promise<Balance
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
-    setBackends(ports) {
+    setBackends(ports, options) {
       backends = [...ports];
+      if (options?.dropOpen) for (const s of sockets) s.destroy();
     },
     close: () =>
       new Promise<void>((resolve) => {

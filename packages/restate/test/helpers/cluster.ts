@@ -22,15 +22,15 @@ export interface Cluster {
   workers: WorkerProcess[];
 }
 
-/** `prefix` names the temp dir; `delayMs` and `capacity` go to each worker. */
-export function useCluster(prefix: string, delayMs: number, capacity: number): Cluster {
+/** `prefix` names the temp dir; `delayMs`, `capacity` and `shards` go to each worker. */
+export function useCluster(prefix: string, delayMs: number, capacity: number, shards = 1): Cluster {
   const c = { workers: [] } as unknown as Cluster;
   beforeAll(async () => {
     c.dir = await mkdtemp(join(tmpdir(), prefix));
     c.log = join(c.dir, 'agents.log');
     c.server = await startRestateServer();
     c.workers = await Promise.all(
-      [0, 1].map(() => spawnWorker(c.server.ingress, c.log, delayMs, capacity)),
+      [0, 1].map(() => spawnWorker(c.server.ingress, c.log, delayMs, capacity, shards)),
     );
     c.balancer = await startBalancer(c.workers.map((w) => w.port));
     await registerDeployment(c.server.admin, c.balancer.url);

@@ -19,6 +19,7 @@ export async function spawnWorker(
   log: string,
   delayMs: number,
   capacity: number,
+  shards = 1,
 ): Promise<WorkerProcess> {
   const port = await freePort();
   const proc = spawn(
@@ -33,6 +34,7 @@ export async function spawnWorker(
       log,
       String(delayMs),
       String(capacity),
+      String(shards),
     ],
     { cwd: pkgDir, stdio: ['ignore', 'pipe', 'pipe'] },
   );
