@@ -11,9 +11,8 @@ export const DEPLOYMENT_KEY = 'deployment';
 
 /**
  * The semaphore as `shards` WfSemaphore keys (`deployment`, `deployment.1`, ...) whose capacities
- * add up to the deployment's: one key is one serial queue on the server, so one key caps the
- * deployment's child starts at one acquire and one release at a time (measured: ~17 children/s
- * here, whatever the number of workers). Returns each shard's capacity.
+ * add up to the deployment's: one key is one serial queue on the server, so with one key every
+ * acquire and release of the deployment waits its turn there. Returns each shard's capacity.
  */
 export function shardCapacities(capacity: number, shards: number): number[] {
   return Array.from(
