@@ -141,6 +141,48 @@ describe('stop, then resume', () => {
   });
 });
 
+describe('known defect: spawned children that completed before the stop', () => {
+  // A spawnAgent child's answer is journaled only when the guest waits for it (wf.wait). A child
+  // that completed before a stop or crash, with no wait yet, is launched again on resume: its
+  // tokens are spent twice. `it.fails` keeps the repro honest: it goes red once fixed (then drop
+  // `.fails`). The fix needs the child's result journaled when it completes, outside the guest's
+  // delivery order (the Restate journal store too).
+  const SPAWN = `async function run(wf, args) {
+  const t = await wf.spawnAgent({ name: 'quick', prompt: 'q' });
+  const s = await wf.runAgent({ name: 'slow', prompt: 's' });
+  const q = await wf.wait(t.taskId);
+  return [q.status, s.status];
+}`;
+  const spawnAgents = (slowMs: number) =>
+    createSimulatedAgents({
+      seed: 5,
+      respond: (r) => ({ delayMs: r.name === 'quick' ? 1 : slowMs }),
+    });
+
+  it.fails('is not launched again on resume', async () => {
+    const recorder = createMemoryRecorder();
+    const start = {
+      workflow: { manifest: manifest({ phases: ['angles'] }), source: SPAWN },
+      args: {},
+      trust: 'capability-generated' as const,
+      seed: 7,
+      startTime: 1_700_000_000_000,
+      runId: 'run-spawned',
+    };
+    const first = createEngine({ agents: spawnAgents(60_000), sandbox, recorder });
+    const stopped = await stopWhen(await first.start(start), (s) =>
+      completedNames(s).includes('quick'),
+    );
+    expect(stopped.done.status).toBe('stopped');
+    const again = spawnAgents(1);
+    const done = await (
+      await createEngine({ agents: again, sandbox, recorder }).resume('run-spawned')
+    ).done;
+    expect(done.status).toBe('completed');
+    expect(again.requests().map((r) => r.name)).toEqual(['slow']);
+  });
+});
+
 describe('resume across real and simulated agents', () => {
   /** A provider that says it is real (as the DSH one does); its children are simulated here. */
   function realLooking(): AgentProvider {
