@@ -10,24 +10,9 @@ import { createSimulatedAgents } from '@wf/engine';
 import { createSandbox } from '@wf/sandbox';
 import { awaitRun, registerDeployment, startRestateWorker, submitRun } from '../src/index.js';
 import { startRestateServer } from '../test/helpers/server.js';
+import { AGENTS, manifest, source } from './workload.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
-const AGENTS = 20;
-const manifest = {
-  name: 'restate-bench',
-  description: 'Fan out 20 instant simulated agents.',
-  phases: ['fan-out'],
-  readOnly: false,
-  maxAgents: AGENTS,
-  maxConcurrency: AGENTS,
-  patterns: ['fan-out-and-synthesize'],
-};
-const source = `async function run(wf, args) {
-  const out = await wf.parallel(Array.from({ length: args.n }, (_, i) => () =>
-    wf.runAgent({ name: 'agent-' + i, prompt: 'Look at part ' + i })));
-  wf.log({ message: 'done', data: { n: out.length } });
-  return out.map((r) => r.finalText.length);
-}`;
 
 type Stat = { n: number; ms: number[] };
 const stats = new Map<string, Stat>();

@@ -15,29 +15,11 @@ import { startBalancer } from '../test/helpers/balancer.js';
 import { logLines } from '../test/helpers/counted-agents.js';
 import { startRestateServer } from '../test/helpers/server.js';
 import { spawnWorker } from '../test/helpers/workers.js';
+import { AGENTS, CALLS_PER_RUN, manifest, source } from './workload.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 100);
-const AGENTS = 20;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-// 20 runAgent + 1 log per run
-const CALLS_PER_RUN = AGENTS + 1;
 const SHARDS = 4;
-
-const manifest = {
-  name: 'restate-bench',
-  description: 'Fan out 20 instant simulated agents.',
-  phases: ['fan-out'],
-  readOnly: false,
-  maxAgents: AGENTS,
-  maxConcurrency: AGENTS,
-  patterns: ['fan-out-and-synthesize'],
-};
-const source = `async function run(wf, args) {
-  const out = await wf.parallel(Array.from({ length: args.n }, (_, i) => () =>
-    wf.runAgent({ name: 'agent-' + i, prompt: 'Look at part ' + i })));
-  wf.log({ message: 'done', data: { n: out.length } });
-  return out.map((r) => r.finalText.length);
-}`;
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 

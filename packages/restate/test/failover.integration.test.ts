@@ -6,10 +6,9 @@
 // from the agents' side, across processes).
 import { afterAll, expect, it } from 'vitest';
 import { awaitRun, submitRun } from '../src/index.js';
-import { useCluster } from './helpers/cluster.js';
+import { replaceWorker, useCluster } from './helpers/cluster.js';
 import { logLines } from './helpers/counted-agents.js';
 import { FLOW_CHILDREN, flowStart, referenceRun } from './helpers/flow.js';
-import { spawnWorker } from './helpers/workers.js';
 
 const DELAY_MS = 250;
 const c = useCluster('wf-restate-failover-', DELAY_MS, 16);
@@ -70,10 +69,7 @@ it.each([
       .map((l) => l.key);
 
     // Keep two workers: a replacement joins behind the same address.
-    const survivor = c.workers.filter((w) => w !== victim);
-    const replacement = await spawnWorker(c.server.ingress, c.log, DELAY_MS, 16);
-    c.workers = [...survivor, replacement];
-    c.balancer.setBackends(c.workers.map((w) => w.port));
+    await replaceWorker(c, victim, DELAY_MS);
 
     const done = await awaitRun(c.server.ingress, runId);
     expect(done.error).toBeUndefined();

@@ -3,21 +3,13 @@
 // journaled step, its invocation output and the run's journal; readers fetch it and check its
 // hash and size. Real server, one worker, real sandbox.
 import { createEngine, createSimulatedAgents, type SimulatedAgentsOptions } from '@wf/engine';
-import { createSandbox, type Sandbox } from '@wf/sandbox';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import {
-  awaitRun,
-  BLOB_OBJECT,
-  JOURNAL_OBJECT,
-  type RestateWorker,
-  startRestateWorker,
-  submitRun,
-} from '../src/index.js';
+import { expect, it } from 'vitest';
+import { awaitRun, BLOB_OBJECT, JOURNAL_OBJECT, submitRun } from '../src/index.js';
 import { fromRef, isBlobRef } from '../src/internal/blobs.js';
 import { openRestateJournal } from '../src/internal/journal-store.js';
 import { createRemoteAgents } from '../src/internal/remote-agents.js';
 import { FLOW_MANIFEST } from './helpers/flow.js';
-import { type RestateServer, startRestateServer } from './helpers/server.js';
+import { useSingleWorker } from './helpers/single-worker.js';
 
 const MiB = 1024 * 1024;
 // Configured below the 1 MiB default: a child's answer crosses into the guest only below the
@@ -37,27 +29,9 @@ const respond: SimulatedAgentsOptions['respond'] = (request) =>
       ? { text: bigText(40 * MiB, 'huge') }
       : undefined;
 
-let server: RestateServer;
-let sandbox: Sandbox;
-let worker: RestateWorker;
-
-beforeAll(async () => {
-  process.env.RESTATE_LOGGING = 'WARN';
-  server = await startRestateServer();
-  sandbox = await createSandbox({ poolSize: 1 });
-  worker = await startRestateWorker({
-    ingress: server.ingress,
-    admin: server.admin,
-    agents: createSimulatedAgents({ seed: 3, respond }),
-    sandbox,
-    answerByReferenceBytes: THRESHOLD,
-  });
-}, 90_000);
-
-afterAll(async () => {
-  await worker?.close();
-  await sandbox?.close();
-  await server?.stop();
+const c = useSingleWorker({
+  agents: createSimulatedAgents({ seed: 3, respond }),
+  answerByReferenceBytes: THRESHOLD,
 });
 
 const SOURCE = `async function run(wf, args) {
@@ -77,21 +51,24 @@ it('a 1.5 MiB answer (threshold 256 KiB) crosses by reference: same result as em
     seed: 5,
     startTime: 1_700_000_000_000,
   };
-  const embedded = createEngine({ agents: createSimulatedAgents({ seed: 3, respond }), sandbox });
+  const embedded = createEngine({
+    agents: createSimulatedAgents({ seed: 3, respond }),
+    sandbox: c.sandbox,
+  });
   const local = await (await embedded.start({ ...start, runId: 'large-1' })).done;
   await embedded.close();
   expect(local.status).toBe('completed');
   expect((local.result as { length: number }).length).toBe(BIG);
 
   const began = Date.now();
-  await submitRun(server.ingress, { ...start, runId: 'large-1' });
-  const remote = await awaitRun(server.ingress, 'large-1');
+  await submitRun(c.server.ingress, { ...start, runId: 'large-1' });
+  const remote = await awaitRun(c.server.ingress, 'large-1');
   process.stdout.write(`large answer: 1.5 MiB answer run on Restate in ${Date.now() - began} ms\n`);
   expect(remote.error).toBeUndefined();
   expect(JSON.stringify(remote.result)).toBe(JSON.stringify(local.result));
 
   // The run's journal in Restate holds a reference where the answer was; no entry is large.
-  const stored = (await fetch(`${server.ingress}/${JOURNAL_OBJECT}/large-1/entries`, {
+  const stored = (await fetch(`${c.server.ingress}/${JOURNAL_OBJECT}/large-1/entries`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: 'null',
@@ -104,11 +81,11 @@ it('a 1.5 MiB answer (threshold 256 KiB) crosses by reference: same result as em
 
   // A continued run's journal load fetches it back, verified.
   const journal = await openRestateJournal(
-    server.ingress,
+    c.server.ingress,
     'large-1',
     new AbortController().signal,
     () => {},
-    { ingress: server.ingress, thresholdBytes: THRESHOLD, maxBytes: 128 * MiB },
+    { ingress: c.server.ingress, thresholdBytes: THRESHOLD, maxBytes: 128 * MiB },
   );
   const loaded = journal.entries.find(
     (e) => e.method === 'runAgent' && JSON.stringify(e).length > BIG,
@@ -117,26 +94,26 @@ it('a 1.5 MiB answer (threshold 256 KiB) crosses by reference: same result as em
 
   // Readers check the size bound before fetching, and the hash after.
   await expect(
-    fromRef({ ingress: server.ingress, maxBytes: MiB }, ref, 'the big answer'),
+    fromRef({ ingress: c.server.ingress, maxBytes: MiB }, ref, 'the big answer'),
   ).rejects.toMatchObject({ code: 'WF_RESTATE_ANSWER_REFERENCE' });
   const forged = { $wfBlob: { ...ref.$wfBlob, sha256: 'f'.repeat(64), chunks: 1 } };
-  await fetch(`${server.ingress}/${BLOB_OBJECT}/${'f'.repeat(64)}.0/put`, {
+  await fetch(`${c.server.ingress}/${BLOB_OBJECT}/${'f'.repeat(64)}.0/put`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify('"not what the hash says"'),
   });
   await expect(
-    fromRef({ ingress: server.ingress, maxBytes: 128 * MiB }, forged, 'a forged answer'),
+    fromRef({ ingress: c.server.ingress, maxBytes: 128 * MiB }, forged, 'a forged answer'),
   ).rejects.toMatchObject({ code: 'WF_RESTATE_ANSWER_REFERENCE' });
 }, 180_000);
 
 it('a 40 MiB answer, above Restate 32 MiB message limit, reaches the orchestrator intact', async () => {
   const agents = createRemoteAgents({
-    ingress: server.ingress,
+    ingress: c.server.ingress,
     name: 'remote',
     capabilities: createSimulatedAgents().capabilities,
     signal: new AbortController().signal,
-    answers: { ingress: server.ingress, maxBytes: 128 * MiB },
+    answers: { ingress: c.server.ingress, maxBytes: 128 * MiB },
   });
   const began = Date.now();
   const handle = await agents.start(

@@ -6,10 +6,9 @@
 // completed before the kill starts again, counted from the agents' side.
 import { expect, it } from 'vitest';
 import { awaitRun, submitRun } from '../src/index.js';
-import { useCluster } from './helpers/cluster.js';
+import { replaceWorker, useCluster } from './helpers/cluster.js';
 import { type LogLine, logLines } from './helpers/counted-agents.js';
 import { NESTED_CHILDREN, nestedReferenceRun, nestedStart } from './helpers/flow.js';
-import { spawnWorker } from './helpers/workers.js';
 
 const DELAY_MS = 250;
 const c = useCluster('wf-restate-nested-', DELAY_MS, 16);
@@ -87,10 +86,7 @@ it.each([
       .map((l) => l.key);
     expect(completed.length).toBeGreaterThanOrEqual(nestedEndsBeforeKill);
 
-    const survivor = c.workers.filter((w) => w !== victim);
-    const replacement = await spawnWorker(c.server.ingress, c.log, DELAY_MS, 16);
-    c.workers = [...survivor, replacement];
-    c.balancer.setBackends(c.workers.map((w) => w.port));
+    await replaceWorker(c, victim, DELAY_MS);
 
     const done = await awaitRun(c.server.ingress, runId);
     expect(done.error).toBeUndefined();

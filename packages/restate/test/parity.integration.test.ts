@@ -3,39 +3,14 @@
 // same seed, args and start time.
 import { createEngine, createSimulatedAgents } from '@wf/engine';
 import { SHIPPED_WORKFLOWS } from '@wf/patterns';
-import { createSandbox, type Sandbox } from '@wf/sandbox';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import {
-  awaitRun,
-  JOURNAL_OBJECT,
-  type RestateWorker,
-  startRestateWorker,
-  submitRun,
-} from '../src/index.js';
+import { expect, it } from 'vitest';
+import { awaitRun, JOURNAL_OBJECT, submitRun } from '../src/index.js';
 import { nestedReferenceRun, nestedStart, resolveNested } from './helpers/flow.js';
-import { type RestateServer, startRestateServer } from './helpers/server.js';
+import { useSingleWorker } from './helpers/single-worker.js';
 
-let server: RestateServer;
-let sandbox: Sandbox;
-let worker: RestateWorker;
-
-beforeAll(async () => {
-  process.env.RESTATE_LOGGING = 'WARN';
-  server = await startRestateServer();
-  sandbox = await createSandbox({ poolSize: 1 });
-  worker = await startRestateWorker({
-    ingress: server.ingress,
-    admin: server.admin,
-    agents: createSimulatedAgents({ seed: 3 }),
-    sandbox,
-    resolveWorkflow: resolveNested,
-  });
-}, 90_000);
-
-afterAll(async () => {
-  await worker?.close();
-  await sandbox?.close();
-  await server?.stop();
+const c = useSingleWorker({
+  agents: createSimulatedAgents({ seed: 3 }),
+  resolveWorkflow: resolveNested,
 });
 
 const exampleArgs = (capsule: unknown): unknown =>
@@ -43,7 +18,7 @@ const exampleArgs = (capsule: unknown): unknown =>
 
 it('every shipped workflow: same status and byte-identical result on both backends', async () => {
   const results: string[] = [];
-  const embedded = createEngine({ agents: createSimulatedAgents({ seed: 3 }), sandbox });
+  const embedded = createEngine({ agents: createSimulatedAgents({ seed: 3 }), sandbox: c.sandbox });
   const runs = SHIPPED_WORKFLOWS.map((capsule, i) => ({
     capsule,
     runId: `parity-${capsule.manifest.name}`,
@@ -58,13 +33,13 @@ it('every shipped workflow: same status and byte-identical result on both backen
     const warm = { manifest: first.capsule.manifest, source: first.capsule.source };
     await (await embedded.start({ workflow: warm, args: first.args, trust: 'trusted-package' }))
       .done;
-    await submitRun(server.ingress, {
+    await submitRun(c.server.ingress, {
       runId: 'parity-warm-up',
       workflow: warm,
       args: first.args,
       trust: 'trusted-package',
     });
-    await awaitRun(server.ingress, 'parity-warm-up');
+    await awaitRun(c.server.ingress, 'parity-warm-up');
   }
   // One after the other, embedded first: parity, not load. (The schema workers' limit is CPU
   // time, so a loaded machine does not change a result on either side.)
@@ -78,7 +53,7 @@ it('every shipped workflow: same status and byte-identical result on both backen
       startTime: r.startTime,
     });
     const local = await handle.done;
-    await submitRun(server.ingress, {
+    await submitRun(c.server.ingress, {
       runId: r.runId,
       workflow: {
         manifest: r.capsule.manifest,
@@ -90,7 +65,7 @@ it('every shipped workflow: same status and byte-identical result on both backen
       seed: r.seed,
       startTime: r.startTime,
     });
-    const remote = await awaitRun(server.ingress, r.runId);
+    const remote = await awaitRun(c.server.ingress, r.runId);
     expect(remote.status, r.runId).toBe(local.status);
     expect(remote.error, r.runId).toEqual(local.error);
     expect(JSON.stringify(remote.result), r.runId).toBe(JSON.stringify(local.result));
@@ -103,9 +78,9 @@ it('every shipped workflow: same status and byte-identical result on both backen
 
 // No shipped workflow nests: this one does (wf.workflow as its own WfRun invocation on Restate).
 it('a nesting workflow: same status, byte-identical result and child count on both backends', async () => {
-  const local = await nestedReferenceRun(sandbox, 'parity-nested', 4242);
-  await submitRun(server.ingress, nestedStart('parity-nested', 4242));
-  const remote = await awaitRun(server.ingress, 'parity-nested');
+  const local = await nestedReferenceRun(c.sandbox, 'parity-nested', 4242);
+  await submitRun(c.server.ingress, nestedStart('parity-nested', 4242));
+  const remote = await awaitRun(c.server.ingress, 'parity-nested');
   expect(local.status).toBe('completed');
   expect(remote.status).toBe(local.status);
   expect(JSON.stringify(remote.result)).toBe(JSON.stringify(local.result));
@@ -121,7 +96,7 @@ it('the durable journal keeps one execution: consecutive deliveries only, a diff
     outcome: { ok: true, value },
     settledAt: 1_700_000_000_000 + settleSeq,
   });
-  const base = `${server.ingress}/${JOURNAL_OBJECT}/journal-check`;
+  const base = `${c.server.ingress}/${JOURNAL_OBJECT}/journal-check`;
   const append = async (batch: unknown[]) =>
     (await fetch(`${base}/append`, {
       method: 'POST',

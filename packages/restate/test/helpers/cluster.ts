@@ -46,3 +46,18 @@ export function useCluster(prefix: string, delayMs: number, capacity: number, sh
   });
   return c;
 }
+
+/**
+ * Replaces a killed worker: a new one (`delayMs`, capacity 16) joins behind the same address, so
+ * the cluster keeps two workers.
+ */
+export async function replaceWorker(
+  c: Cluster,
+  victim: WorkerProcess | undefined,
+  delayMs: number,
+): Promise<void> {
+  const survivor = c.workers.filter((w) => w !== victim);
+  const replacement = await spawnWorker(c.server.ingress, c.log, delayMs, 16);
+  c.workers = [...survivor, replacement];
+  c.balancer.setBackends(c.workers.map((w) => w.port));
+}
