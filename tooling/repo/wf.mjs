@@ -93,4 +93,5 @@ if (dirs.some((d) => newestInput(d) > last)) {
   mkdirSync(dirname(stampFile), { recursive: true });
   writeFileSync(stampFile, String(startedAt));
 }
-await import(pathToFileURL(join(entry, 'bin/wf.js')).href);
+// the bin bundles dist/cli again when this build changed it (bin/wf.cjs)
+await import(pathToFileURL(join(entry, 'bin/wf.cjs')).href);

@@ -1,6 +1,7 @@
 // `wf` start-up cost per verb, as ratios against `node -e 0` measured side by side in this run
 // (rounds interleave every command, so machine load hits all of them alike). Runs the built bin
-// (apps/cli/bin/wf.js over dist/): build first (`tsc -b apps/cli`, which `turbo run bench` does).
+// (apps/cli/bin/wf.cjs over the bundle dist/cli/wf.cjs): build first (apps/cli's `build` script,
+// tsc then scripts/bundle.mjs, which its `bench` script runs).
 // Targets (issue 16): simple verbs <= 1.5x `node -e 0`; `wf run` of 5 instant agents <= 2.5x.
 // Two columns: wall-clock medians (what a user feels; on a loaded machine it is mostly waiting for
 // a core) and the children's CPU time per call (Linux /proc cutime+cstime: steadier under load),
@@ -25,10 +26,10 @@ import { calibration } from '@wf/bench';
 await calibration();
 
 const REPO = resolve(import.meta.dirname, '..', '..', '..');
-const WF_BIN = join(REPO, 'apps', 'cli', 'bin', 'wf.js');
+const WF_BIN = join(REPO, 'apps', 'cli', 'bin', 'wf.cjs');
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 11);
 const MANY_RUNS = 2000;
-// Before/after in one run: WF_BASELINE_BIN=<another checkout>/apps/cli/bin/wf.js (built) adds a
+// Before/after in one run: WF_BASELINE_BIN=<another checkout>/apps/cli/bin/wf.cjs (built) adds a
 // "[before]" row next to each verb, measured in the same interleaved rounds.
 const BASELINE_BIN = process.env.WF_BASELINE_BIN;
 const TRACE_HOOK = join(REPO, 'apps', 'cli', 'test', 'fixtures', 'load-trace.mjs');

@@ -1,4 +1,4 @@
-// @wf/cli: the `wf` command line (bin/wf.js runs `main`), its terminal progress and the HTML run
+// @wf/cli: the `wf` command line (bin/wf.cjs runs `main`, bundled into dist/cli/wf.cjs), its terminal progress and the HTML run
 // report. A program, not a library: the exports are for tests and for embedding the command.
 export {
   CLI_ERROR_CODES,

@@ -1,5 +1,5 @@
-// The README's main job, for real: the shipped bin (built by test/global-setup.ts with `tsc -b`)
-// (`apps/cli/bin/wf.js` -> dist/cli/main.js), then through the root `pnpm wf` script.
+// The README's main job, for real: the shipped bin (built by test/global-setup.ts with `tsc -b` and
+// scripts/bundle.mjs) (`apps/cli/bin/wf.cjs` -> dist/cli/wf.cjs), then through the root `pnpm wf` script.
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -14,21 +14,24 @@ function run(command: string, args: string[]) {
 }
 
 describe('the wf bin', () => {
-  it('is a tiny node ESM entry that imports dist/cli/main.js', () => {
-    const bin = readFileSync(join(repo, 'apps/cli/bin/wf.js'), 'utf8');
+  it('is a tiny node CommonJS entry that requires the bundle dist/cli/wf.cjs', () => {
+    const bin = readFileSync(join(repo, 'apps/cli/bin/wf.cjs'), 'utf8');
     expect(bin.startsWith('#!/usr/bin/env node\n')).toBe(true);
-    expect(bin).toContain("import('../dist/cli/main.js')");
+    expect(bin).toContain("join(root, 'dist', 'cli', 'wf.cjs')");
+    expect(bin).toContain('require(bundle).main(argv)');
+    const pkg = JSON.parse(readFileSync(join(repo, 'apps/cli/package.json'), 'utf8'));
+    expect(pkg.bin).toEqual({ wf: './bin/wf.cjs' });
   });
 
   it('checks the good example from the built output', () => {
-    const r = run(process.execPath, ['apps/cli/bin/wf.js', 'check', 'examples/good.workflow.js']);
+    const r = run(process.execPath, ['apps/cli/bin/wf.cjs', 'check', 'examples/good.workflow.js']);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('examples/good.workflow.js: ok\n\n1 file, 0 errors, 0 warnings: ok\n');
   });
 
   it('refuses the bad example with exit 1', () => {
-    const r = run(process.execPath, ['apps/cli/bin/wf.js', 'check', 'examples/bad.workflow.js']);
+    const r = run(process.execPath, ['apps/cli/bin/wf.cjs', 'check', 'examples/bad.workflow.js']);
     expect(r.code).toBe(1);
     expect(r.stdout).toContain('WF_SOURCE_FORBIDDEN_NAME');
   });

@@ -3,8 +3,6 @@
 // the runs it executes in this directory's run store (the mirror `wf runs/show/report` read);
 // `run` submits a run to the server and follows it to its end. @wf/restate is loaded only here.
 import { randomUUID } from 'node:crypto';
-import { createSimulatedAgents } from '@wf/engine';
-import { createSandbox } from '@wf/sandbox';
 import { type CliContext, printJson, printLine, printNote } from './context.js';
 import { CliError, EXIT, type ExitCode } from './errors.js';
 import { jitter } from './run-verb.js';
@@ -50,7 +48,12 @@ function adminNextTo(ingress: string): string {
 
 export async function workerCommand(ctx: CliContext, options: WorkerOptions): Promise<ExitCode> {
   const ingress = need(options.restate, '--restate');
-  const { startRestateWorker } = await import('@wf/restate');
+  // ES modules outside the CLI's CommonJS bundle (scripts/bundle.mjs): import(), never require()
+  const [{ startRestateWorker }, { createSimulatedAgents }, { createSandbox }] = await Promise.all([
+    import('@wf/restate'),
+    import('@wf/engine'),
+    import('@wf/sandbox'),
+  ]);
   const delayMs = int(options.delayMs, '--delay-ms', 400);
   const store = await openProjectStore(ctx);
   // wf.workflow resolves as with `wf run`: shipped workflows, then this project's catalog

@@ -5,16 +5,7 @@
 import { join } from 'node:path';
 import { validateArgs, type WorkflowManifest } from '@wf/bridge';
 import type { Catalog, TrustedLocalModule } from '@wf/catalog-fs';
-import {
-  createEngine,
-  createSimulatedAgents,
-  DEFAULT_ENGINE_LIMITS,
-  type Engine,
-  EngineError,
-  type RunDone,
-  type RunHandle,
-  type SandboxLike,
-} from '@wf/engine';
+import type { Engine, RunDone, RunHandle, SandboxLike } from '@wf/engine';
 import { clean, cleanLines } from '../progress/frame.js';
 import { createProgressView, type ProgressView } from '../progress/view.js';
 import { duration, grouped } from '../report/format.js';
@@ -81,12 +72,25 @@ const DEFAULT_DELAY_MS = 400;
  */
 export const DEFAULT_SEED = 1;
 
+type EngineModule = typeof import('@wf/engine');
+
+/**
+ * @wf/engine is an ES module outside the CLI's CommonJS bundle (scripts/bundle.mjs): it is loaded
+ * with import(), never require(), and early, so it loads while the catalog and the target resolve.
+ */
+function loadEngine(): Promise<EngineModule> {
+  const loading = import('@wf/engine');
+  loading.catch(() => {}); // a refused target may return before awaiting it; its caller reports it
+  return loading;
+}
+
 export async function runCommand(
   ctx: CliContext,
   target: string,
   options: RunOptions,
   sandbox?: SandboxLike,
 ): Promise<ExitCode> {
+  const engineModule = loadEngine();
   const agentsKind = options.agents ?? 'simulated';
   if (agentsKind !== 'simulated') {
     throw new CliError(
@@ -156,7 +160,16 @@ export async function runCommand(
   }
 
   const store = await openProjectStore(ctx);
-  const engine = simulatedEngine(ctx, store, catalog, delayMs, seed, maxAgents, sandbox);
+  const engine = simulatedEngine(
+    await engineModule,
+    ctx,
+    store,
+    catalog,
+    delayMs,
+    seed,
+    maxAgents,
+    sandbox,
+  );
 
   if (!ctx.json) {
     // A file named on the command line is inline source to the resolver; users know it as a file.
@@ -169,7 +182,7 @@ export async function runCommand(
       );
     if (argsNote) printNote(ctx, argsNote);
     const asked = (workflow.manifest as { maxAgents?: unknown } | null)?.maxAgents;
-    const cap = maxAgents ?? DEFAULT_ENGINE_LIMITS.maxAgents;
+    const cap = maxAgents ?? (await engineModule).DEFAULT_ENGINE_LIMITS.maxAgents;
     if (typeof asked === 'number' && asked > cap)
       printNote(
         ctx,
@@ -206,6 +219,7 @@ export async function runCommand(
  * `wf.workflow` names through the shared resolver.
  */
 function simulatedEngine(
+  { createEngine, createSimulatedAgents }: EngineModule,
   ctx: CliContext,
   store: RunStore,
   catalog: Catalog | undefined,
@@ -254,6 +268,7 @@ export async function resumeCommand(
   options: ResumeVerbOptions,
   sandbox?: SandboxLike,
 ): Promise<ExitCode> {
+  const engineModule = loadEngine();
   const delayMs =
     options.delayMs === undefined ? DEFAULT_DELAY_MS : parseInteger(options.delayMs, '--delay-ms');
   const maxAgents = maxAgentsOption(options);
@@ -286,7 +301,9 @@ export async function resumeCommand(
   }
   const catalog = await openProjectCatalog(ctx);
   // The recorded seed drives the simulated answers too: the same children say the same thing.
+  const { EngineError } = await engineModule;
   const engine = simulatedEngine(
+    await engineModule,
     ctx,
     store,
     catalog,

@@ -1,4 +1,4 @@
-// Spawns the real `wf` bin (apps/cli/bin/wf.js over the tsc build) in a throwaway project
+// Spawns the real `wf` bin (apps/cli/bin/wf.cjs over the bundled build) in a throwaway project
 // directory with its own DSH_HOME, so tests never touch the user's catalog or runs. The build runs
 // once per vitest run, in test/global-setup.ts.
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 export const REPO = resolve(import.meta.dirname, '..', '..', '..', '..');
-export const WF_BIN = join(REPO, 'apps', 'cli', 'bin', 'wf.js');
+export const WF_BIN = join(REPO, 'apps', 'cli', 'bin', 'wf.cjs');
 
 export interface WfResult {
   code: number | null;

@@ -56,11 +56,19 @@ export function run(
   return runProcess(command, args, { ...options, timeoutMs: options.timeoutMs ?? 180_000 });
 }
 
-/** `tsc -b` of the whole solution: incremental, so a no-op on a built tree. */
+/**
+ * The root `build` script's steps: `tsc -b` of the whole solution (incremental, so a no-op on a
+ * built tree), then the CLI's one-file bundle (apps/cli/scripts/bundle.mjs) that its bin runs.
+ */
 export function buildRepo(): void {
-  const tsc = join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
-  const out = spawnSync(process.execPath, [tsc, '-b', REPO_ROOT], { encoding: 'utf8' });
-  if (out.status !== 0) throw new Error(`tsc -b failed:\n${out.stdout}${out.stderr}`);
+  const steps = [
+    [join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-b', REPO_ROOT],
+    [join(REPO_ROOT, 'apps', 'cli', 'scripts', 'bundle.mjs')],
+  ];
+  for (const args of steps) {
+    const out = spawnSync(process.execPath, args, { encoding: 'utf8' });
+    if (out.status !== 0) throw new Error(`${args.join(' ')} failed:\n${out.stdout}${out.stderr}`);
+  }
 }
 
 /** Workspace folders and root files a release reads; node_modules stays behind. */

@@ -1,0 +1,34 @@
+#!/usr/bin/env node
+// The `wf` command line: dist/cli/wf.cjs, the CLI bundled into one CommonJS file by
+// scripts/bundle.mjs (from `tsc -b apps/cli`'s dist/cli/main.js). CommonJS on purpose: Node starts
+// its ES module loader only when a verb imports the engine, the sandbox or the parser.
+// `wf --version` answers before loading the program: a version check should cost a bare `node`.
+'use strict';
+const { readFileSync, statSync } = require('node:fs');
+const { join } = require('node:path');
+
+const argv = process.argv;
+const root = join(__dirname, '..');
+if (argv.length === 3 && (argv[2] === '--version' || argv[2] === '-V')) {
+  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+  process.stdout.write(`${typeof pkg.version === 'string' ? pkg.version : '0.0.0'}\n`);
+} else {
+  const bundle = join(root, 'dist', 'cli', 'wf.cjs');
+  // In a clone, `tsc -b` rewrites tsconfig.tsbuildinfo whenever it builds the CLI or a package it
+  // uses: a bundle older than that is stale, so bundle again (published packages have no buildinfo).
+  const built = statSync(join(root, 'tsconfig.tsbuildinfo'), { throwIfNoEntry: false });
+  const bundled = statSync(bundle, { throwIfNoEntry: false });
+  if (built !== undefined && (bundled === undefined || bundled.mtimeMs < built.mtimeMs)) {
+    process.stderr.write('wf: bundling dist/cli (it changed since the last bundle)\n');
+    const out = require('node:child_process').spawnSync(
+      process.execPath,
+      [join(root, 'scripts', 'bundle.mjs')],
+      { stdio: ['ignore', 'ignore', 'inherit'] },
+    );
+    if (out.status !== 0) process.exit(1);
+  } else if (bundled === undefined) {
+    process.stderr.write(`wf: ${bundle} is missing: this install of @wf/cli is incomplete\n`);
+    process.exit(1);
+  }
+  require(bundle).main(argv);
+}
