@@ -52,7 +52,6 @@ export class PoolWorker {
       stdout: false,
       stderr: false,
     });
-    this.worker.unref();
     let markReady: () => void = () => {};
     this.ready = new Promise<void>((resolve) => {
       markReady = resolve;
@@ -63,6 +62,10 @@ export class PoolWorker {
         this.tid = typeof tid === 'number' && Number.isSafeInteger(tid) ? tid : null;
         this.compiled = msg.wasmModule ?? null;
         this.started = true;
+        // Booting, the worker holds the process (`await createSandbox()` must not see it exit);
+        // ready and idle, it does not: only runs do (hold/release). Not unref()'d before the
+        // 'message' listener above: attaching that listener refs the worker again.
+        if (this.runs.size === 0) this.worker.unref();
         markReady();
       } else onMessage(this, msg);
     });
