@@ -89,7 +89,7 @@ function floor(): number {
   return performance.now() - t0;
 }
 
-/** How many ES modules `wf <args>` loads (node: built-ins excluded). */
+/** How many files `wf <args>` loads as modules (node: built-ins excluded; ES and CommonJS). */
 function modulesLoaded(args: readonly string[], cwd = project, bin = WF_BIN): number {
   const trace = join(root, 'load-trace.txt');
   rmSync(trace, { force: true });
@@ -98,7 +98,8 @@ function modulesLoaded(args: readonly string[], cwd = project, bin = WF_BIN): nu
     env: { ...env, WF_LOAD_TRACE: trace },
   });
   try {
-    return readFileSync(trace, 'utf8').trim().split('\n').length;
+    // once each: the main module passes both the ES module hook and the require loader
+    return new Set(readFileSync(trace, 'utf8').trim().split('\n')).size;
   } catch {
     return 0;
   }
