@@ -21,7 +21,8 @@ import {
   runIds,
   summarize,
 } from './run-layout.js';
-import { appendIndex, type IndexLine, readIndex } from './run-index.js';
+import { appendIndex, type IndexLine, scanStore } from './run-index.js';
+import { recoverScanned } from './run-recovery.js';
 import { flushRun } from './run-recorder.js';
 import { readRegularFile, readRegularFileFrom, withDir } from './safe-dir.js';
 
@@ -77,20 +78,28 @@ export async function listRuns(s: RunStoreState): Promise<readonly RunSummary[]>
 /**
  * The newest `limit` runs (by start time, as listRuns) and how many there are. Reads the runs index
  * and the run.json of the runs it returns, not of every stored run; runs the index does not know
- * are read once and added to it.
+ * are read once and added to it. With `recover`, crash recovery runs first over the same directory
+ * listing and index read (one pass instead of two: `wf runs` opens its store without recovery).
  */
 export async function listRecentRuns(
   s: RunStoreState,
   limit: number,
-): Promise<{ readonly runs: readonly RunSummary[]; readonly total: number }> {
+  options: { readonly recover?: boolean } = {},
+): Promise<{
+  readonly runs: readonly RunSummary[];
+  readonly total: number;
+  readonly interrupted?: readonly string[];
+}> {
   const base = await openBase(s, false);
-  if (!base) return { runs: [], total: 0 };
+  if (!base) return { runs: [], total: 0, ...(options.recover ? { interrupted: [] } : {}) };
   try {
-    const index = await readIndex(base);
+    const scan = await scanStore(base);
+    const recovered = options.recover ? await recoverScanned(s, base, scan) : undefined;
+    const { index } = scan;
     const read = new Map<string, RunSummary>();
     const repair: IndexLine[] = [];
     const order: { runId: string; startedAt: number }[] = [];
-    for (const runId of await runIds(base)) {
+    for (const runId of scan.runIds) {
       let startedAt = index.get(runId)?.startedAt;
       if (startedAt === undefined) {
         const summary = await summarize(s, base, runId);
@@ -111,7 +120,11 @@ export async function listRecentRuns(
       const summary = read.get(runId) ?? (await summarize(s, base, runId));
       if (summary) runs.push(summary);
     }
-    return { runs, total: order.length };
+    return {
+      runs,
+      total: order.length,
+      ...(recovered ? { interrupted: recovered.interrupted } : {}),
+    };
   } finally {
     await base.close();
   }
