@@ -65,6 +65,14 @@ beforeAll(async () => {
     await store.finish(`run-ended-${String(i).padStart(2, '0')}`, {
       status: 'completed',
       endedAt: T + i * 1000 + 5,
+      cost: {
+        wallClockDurationMs: 5,
+        agentsStarted: 0,
+        agentsCompleted: 0,
+        cacheHits: 0,
+        tokenUsage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
+        peakConcurrency: 0,
+      },
     });
   }
   // Left running by processes that are gone: the newest, and an older one.
