@@ -154,6 +154,22 @@ describe('recovery in the listing pass', () => {
   });
 });
 
+describe('picking the newest runs', () => {
+  it('gives the first n of the full listing for every n, ties in name order', async () => {
+    // Start times with ties, recorded out of name order.
+    const starts = [3, 1, 3, 2, 5, 3, 1, 5, 0, 4];
+    for (const [i, k] of starts.entries()) await endedRun(`run-${'jbhdaicegf'[i]}`, T + k * 1000);
+    const store = await openRunStore({ project, recoverAtOpen: false });
+    const full = (await store.list()).map((r) => r.runId);
+    for (const n of [0, 1, 2, 3, 4, 5, 7, 9, 10, 11, 2.5, Number.POSITIVE_INFINITY]) {
+      const recent = await store.listRecent(n, { recover: true });
+      expect(recent.runs.map((r) => r.runId)).toEqual(full.slice(0, n));
+      expect(recent.total).toBe(starts.length);
+    }
+    await store.close();
+  });
+});
+
 describe('the index parser', () => {
   const line = (v: object) => `${JSON.stringify(v)}\n`;
   it('reads whole lines, skips corrupt, blank and multi-value lines, and ignores a torn tail', () => {

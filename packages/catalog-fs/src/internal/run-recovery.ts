@@ -89,7 +89,7 @@ async function recoverRunDirs(
   // Runs the index saw end are terminal for good: recovery opens only the others.
   for (const runId of scan.runIds) {
     const known = scan.index.get(runId);
-    if (liveRun(s, runId) || known?.ended) continue;
+    if (known?.ended || liveRun(s, runId)) continue;
     await withDir(
       await openChildDir(base, runId, { create: false, codes: CODES }).catch(() => undefined),
       async (dir) => {
