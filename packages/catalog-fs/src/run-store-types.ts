@@ -35,7 +35,10 @@ export interface RunStoreOptions {
   readonly maxArtifactBytes?: number;
   /** Accept a root reached through symlinks. Default false. */
   readonly allowSymlinkedRoot?: boolean;
-  /** Run `recover()` at open. Default true. */
+  /**
+   * Run `recover()` at open. Default true. A caller that lists right away can pass false and
+   * `listRecent(n, { recover: true })` to recover and list in one pass over the store.
+   */
   readonly recoverAtOpen?: boolean;
 }
 
@@ -111,10 +114,18 @@ export interface RunStore extends RunRecorder {
   /**
    * The newest `limit` runs (same order as `list`) and how many are stored. Reads the runs index
    * and the run.json of the runs returned only, so its cost does not grow with the store.
+   * `recover: true` runs `recover()` first over the same directory listing and index read (one
+   * pass for a store opened with `recoverAtOpen: false`) and returns the runs it marked.
    */
   listRecent(
     limit: number,
-  ): Promise<{ readonly runs: readonly RunSummary[]; readonly total: number }>;
+    options?: { readonly recover?: boolean },
+  ): Promise<{
+    readonly runs: readonly RunSummary[];
+    readonly total: number;
+    /** With `recover: true`: the runs recovery marked `interrupted`. */
+    readonly interrupted?: readonly string[];
+  }>;
   show(runId: string): Promise<Result<{ run: RunSummary }>>;
   events(
     runId: string,

@@ -9,9 +9,9 @@ import {
   deleteRun,
   flushStore,
   pruneRuns,
-  recoverRuns,
   renameRun,
 } from './internal/run-maintenance.js';
+import { recoverRuns } from './internal/run-recovery.js';
 import {
   listRecentRuns,
   listRuns,
@@ -46,7 +46,7 @@ export async function openRunStore(options: RunStoreOptions): Promise<RunStore> 
     finish: (runId, record) => finishRun(s, runId, record),
     load: (runId) => loadRun(s, runId),
     list: () => listRuns(s),
-    listRecent: (limit) => listRecentRuns(s, limit),
+    listRecent: (limit, listOptions) => listRecentRuns(s, limit, listOptions),
     show: (runId) => showRun(s, runId),
     events: (runId, eventOptions) => readEvents(s, runId, eventOptions),
     resolve: (target) => resolveRun(s, target),

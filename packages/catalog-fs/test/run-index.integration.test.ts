@@ -18,6 +18,23 @@ let project: string;
 const runsRoot = () => join(project, '.dsh', 'workflow-runs');
 const idOf = (i: number) => `run-${String(i).padStart(5, '0')}-${(i * 7919) % 10007}`;
 
+/** Listings of the store root and reads of the runs index while `body` runs. */
+async function rootReads<T>(
+  body: () => Promise<T>,
+): Promise<{ value: T; listed: number; indexRead: number; opened: number }> {
+  const counts = { listed: 0, indexRead: 0, opened: 0 };
+  setSafeDirHook((event, path) => {
+    if (event === 'dir-listed' && path === runsRoot()) counts.listed++;
+    if (event === 'file-read' && path === join(runsRoot(), '.runs-index.jsonl')) counts.indexRead++;
+    if (event === 'dir-opened' && basename(path).startsWith('run-')) counts.opened++;
+  });
+  try {
+    return { value: await body(), ...counts };
+  } finally {
+    setSafeDirHook(undefined);
+  }
+}
+
 /** Run directories the store opens while `body` runs. */
 async function runDirsOpened<T>(body: () => Promise<T>): Promise<{ value: T; opened: number }> {
   let opened = 0;
@@ -80,6 +97,25 @@ describe('the runs index', () => {
     expect(newest).toEqual([...newest].sort((a, b) => Number(b) - Number(a)));
     expect(newest[0]).toBe(T0 + (STORED - 1) * 1000);
     await store.close();
+  });
+
+  it('recovering and listing in one pass lists the root and reads the index once each', async () => {
+    // As `wf runs` does: no recovery at open, then recovery inside the listing's own pass.
+    const pass = await rootReads(async () => {
+      const store = await openRunStore({ project, recoverAtOpen: false });
+      const recent = await store.listRecent(20, { recover: true });
+      await store.close();
+      return recent;
+    });
+    expect(pass).toMatchObject({ listed: 1, indexRead: 1 });
+    expect(pass.opened).toBeLessThanOrEqual(20);
+    expect(pass.value.total).toBe(STORED);
+    expect(pass.value.interrupted).toEqual([]);
+    expect(pass.value.runs[0]?.snapshot?.startedAt).toBe(T0 + (STORED - 1) * 1000);
+    // recover() alone (at open) is one pass too: it used to list the root twice.
+    const open = await rootReads(() => openRunStore({ project }));
+    expect(open).toMatchObject({ listed: 1, indexRead: 1 });
+    await open.value.close();
   });
 
   it('a new run enters the index when it begins; a deleted run leaves the listing', async () => {

@@ -20,6 +20,15 @@ type Summary = Awaited<ReturnType<RunStore['list']>>[number];
 
 const MAX_RESULT_BYTES = 16 * 1024 * 1024;
 
+/**
+ * The read verbs open the store without its separate recovery pass and recover in their first
+ * read instead (listRecent or resolveRunTarget with `recover`): one listing of the runs directory
+ * and one read of the runs index per command, and stale runs are still marked `interrupted`.
+ */
+function withReadStore<T>(ctx: CliContext, body: (store: RunStore) => Promise<T>): Promise<T> {
+  return withProjectStore(ctx, body, { recoverAtOpen: false });
+}
+
 export async function runsCommand(
   ctx: CliContext,
   options: { limit?: string; all?: boolean },
@@ -29,9 +38,10 @@ export async function runsCommand(
     : options.limit === undefined
       ? 20
       : parseInteger(options.limit, '--limit', 1);
-  return withProjectStore(ctx, async (store) => {
-    // Reads the runs index and the runs it prints, not every stored run.
-    const recent = await store.listRecent(limit);
+  return withReadStore(ctx, async (store) => {
+    // One pass: recovery and the listing share one listing of the runs directory and one read of
+    // the runs index; then the run.json of the runs it prints, not of every stored run.
+    const recent = await store.listRecent(limit, { recover: true });
     const runs = recent.runs.map(summaryRow);
     if (ctx.json) {
       printJson(ctx, { ok: true, runs, total: recent.total });
@@ -104,7 +114,7 @@ function resumedFromOf(snap: {
 
 /** Loads everything about one run: the snapshot, the event log and the full result. */
 async function loadRun(store: RunStore, target: string) {
-  const runId = await resolveRunTarget(store, target);
+  const runId = await resolveRunTarget(store, target, { recover: true });
   const shown = await store.show(runId);
   if (!shown.ok) throw storeError(shown.error, runId);
   const summary = shown.run;
@@ -152,7 +162,7 @@ export async function showCommand(
   target: string,
   options: { agents?: boolean } = {},
 ): Promise<ExitCode> {
-  return withProjectStore(ctx, async (store) => {
+  return withReadStore(ctx, async (store) => {
     const run = await loadRun(store, target);
     const model = foldRunEvents(run.events);
     const snap = run.snapshot;
@@ -344,9 +354,9 @@ export async function eventsCommand(
   const onSigint = () => {
     stopped = true;
   };
-  return withProjectStore(ctx, async (store) => {
+  return withReadStore(ctx, async (store) => {
     try {
-      const runId = await resolveRunTarget(store, target);
+      const runId = await resolveRunTarget(store, target, { recover: true });
       // Offsets count from the run's recorded start (bridge runSpan), as every other surface does.
       const shownAtStart = await store.show(runId);
       const t0Ref: { t0?: number } = {};
@@ -404,8 +414,8 @@ export async function deleteRunCommand(
   options: { force?: boolean },
 ): Promise<ExitCode> {
   const force = options.force === true;
-  return withProjectStore(ctx, async (store) => {
-    const runId = await resolveRunTarget(store, target);
+  return withReadStore(ctx, async (store) => {
+    const runId = await resolveRunTarget(store, target, { recover: true });
     const deleted = await store.delete(runId, { force });
     if (!deleted.ok) throw storeError(deleted.error, runId);
     if (ctx.json) printJson(ctx, { ok: true, deleted: deleted.deleted });
@@ -452,7 +462,7 @@ export async function reportCommand(
   target: string,
   options: { out?: string },
 ): Promise<ExitCode> {
-  return withProjectStore(ctx, async (store) => {
+  return withReadStore(ctx, async (store) => {
     const run = await loadRun(store, target);
     // The HTML report is loaded by `wf report` only.
     const { renderRunReport } = await import('../report/render.js');

@@ -27,10 +27,18 @@ export function storeError(error: { code: string; message: string }, runId: stri
   return new CliError('WF_CLI_INTERNAL', `run store: ${error.code}: ${error.message}`);
 }
 
-/** A run id, a display alias, or `last` (the most recently started run of this directory). */
+/**
+ * A run id, a display alias, or `last` (the most recently started run of this directory). With
+ * `recover` (a store opened with `recoverAtOpen: false`) crash recovery runs first: for `last` in
+ * the same pass as the listing that finds it.
+ */
 export async function resolveRunTarget(
   store: {
-    listRecent(limit: number): Promise<{ readonly runs: readonly { runId: string }[] }>;
+    listRecent(
+      limit: number,
+      options?: { readonly recover?: boolean },
+    ): Promise<{ readonly runs: readonly { runId: string }[] }>;
+    recover(): Promise<unknown>;
     resolve(
       target: string,
     ): Promise<
@@ -38,9 +46,10 @@ export async function resolveRunTarget(
     >;
   },
   target: string,
+  options: { readonly recover?: boolean } = {},
 ): Promise<string> {
   if (target === 'last') {
-    const newest = (await store.listRecent(1)).runs[0];
+    const newest = (await store.listRecent(1, options.recover ? { recover: true } : {})).runs[0];
     if (!newest) {
       throw new CliError(
         'WF_CLI_RUN_NOT_FOUND',
@@ -52,6 +61,7 @@ export async function resolveRunTarget(
     }
     return newest.runId;
   }
+  if (options.recover) await store.recover();
   const resolved = await store.resolve(target);
   if (!resolved.ok) throw storeError(resolved.error, target);
   return resolved.runId;

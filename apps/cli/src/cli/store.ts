@@ -12,18 +12,54 @@ export function runsRoot(ctx: CliContext): string {
   return join(ctx.cwd, '.dsh', 'workflow-runs');
 }
 
-export async function openProjectStore(ctx: CliContext): Promise<RunStore> {
+export interface ProjectStoreOptions {
+  /**
+   * False: the store is opened without its recovery pass, and the verb recovers in the same pass
+   * as its first read (`listRecent(n, { recover: true })`, or `recover()` before anything else),
+   * so `wf runs` lists the runs directory and reads the runs index once, not twice. A recovery
+   * failure is still reported as the open's.
+   */
+  readonly recoverAtOpen?: boolean;
+}
+
+export async function openProjectStore(
+  ctx: CliContext,
+  options: ProjectStoreOptions = {},
+): Promise<RunStore> {
   try {
-    return await openRunStore({ project: ctx.cwd, root: runsRoot(ctx) });
+    const store = await openRunStore({
+      project: ctx.cwd,
+      root: runsRoot(ctx),
+      recoverAtOpen: options.recoverAtOpen !== false,
+    });
+    if (options.recoverAtOpen !== false) return store;
+    return {
+      ...store,
+      listRecent: (limit, listOptions) =>
+        asOpenFailure(ctx, () => store.listRecent(limit, listOptions)),
+      recover: () => asOpenFailure(ctx, () => store.recover()),
+    };
   } catch (e) {
-    throw new CliError(
-      'WF_CLI_RUN_CORRUPT',
-      `the run store at ${runsRoot(ctx)} cannot be opened: ${(e as Error).message}`,
-      {
-        hint: 'check that .dsh/workflow-runs is a real directory you can write (not a symlink)',
-        cause: e,
-      },
-    );
+    throw openFailure(ctx, e);
+  }
+}
+
+function openFailure(ctx: CliContext, e: unknown): CliError {
+  return new CliError(
+    'WF_CLI_RUN_CORRUPT',
+    `the run store at ${runsRoot(ctx)} cannot be opened: ${(e as Error).message}`,
+    {
+      hint: 'check that .dsh/workflow-runs is a real directory you can write (not a symlink)',
+      cause: e,
+    },
+  );
+}
+
+async function asOpenFailure<T>(ctx: CliContext, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (e) {
+    throw openFailure(ctx, e);
   }
 }
 
@@ -31,8 +67,9 @@ export async function openProjectStore(ctx: CliContext): Promise<RunStore> {
 export async function withProjectStore<T>(
   ctx: CliContext,
   body: (store: RunStore) => Promise<T>,
+  options: ProjectStoreOptions = {},
 ): Promise<T> {
-  const store = await openProjectStore(ctx);
+  const store = await openProjectStore(ctx, options);
   try {
     return await body(store);
   } finally {

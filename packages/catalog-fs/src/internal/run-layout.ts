@@ -16,6 +16,7 @@ import {
   type ErrorCodes,
   HOSTNAME,
   isPidAlive,
+  noteRead,
   openChildDir,
   openRootDir,
   PROCESS_TOKEN,
@@ -329,6 +330,12 @@ export async function summarize(
 
 export async function runIds(base: SafeDir): Promise<string[]> {
   const names = await readdir(base.self);
+  await noteRead('dir-listed', base.path);
+  return runIdsOf(names);
+}
+
+/** The run directories among a listing of the base directory, in name order. */
+export function runIdsOf(names: readonly string[]): string[] {
   return names.filter((n) => RUN_ID_PATTERN.test(n) && !n.includes('..')).sort();
 }
 

@@ -1,38 +1,24 @@
 // The run store's maintenance: display aliases, deletion (never of an active run, invariant 9),
-// retention, crash recovery of runs whose owner is gone, and flushing or closing live runs.
+// retention, and flushing or closing live runs. Crash recovery lives in run-recovery.ts.
 import { randomBytes } from 'node:crypto';
 import * as fsp from 'node:fs/promises';
 import { CatalogFsCode, CatalogFsError, type Result } from '../errors.js';
 import { fail } from './failure.js';
-import type { RunSnapshot, RunSummary } from '../run-store-types.js';
+import type { RunSummary } from '../run-store-types.js';
 import {
   CODES,
   checkRunId,
   isTerminal,
   LIVE,
-  liveRun,
   openBase,
   openRun,
-  ownerGone,
   type RunStoreState,
-  readSnapshot,
-  runIds,
   summarize,
   TRASH_PREFIX,
 } from './run-layout.js';
-import { appendIndex, readIndex } from './run-index.js';
 import { listRuns } from './run-queries.js';
 import { flushRun, persistSnapshot, retireRun } from './run-recorder.js';
-import {
-  ioError,
-  isAbandonedTemp,
-  openChildDir,
-  readRegularFileFrom,
-  type SafeDir,
-  TEMP_PREFIX,
-  withDir,
-  writeFileAtomic,
-} from './safe-dir.js';
+import { ioError, withDir, writeFileAtomic } from './safe-dir.js';
 
 export async function renameRun(
   s: RunStoreState,
@@ -155,109 +141,6 @@ export async function pruneRuns(
     if (result.ok) pruned.push(candidate.runId);
   }
   return { pruned, dryRun };
-}
-
-export async function recoverRuns(
-  s: RunStoreState,
-): Promise<{ readonly interrupted: readonly string[] }> {
-  const base = await openBase(s, false);
-  if (!base) return { interrupted: [] };
-  const interrupted: string[] = [];
-  try {
-    const names = await fsp.readdir(base.self);
-    const now = Date.now();
-    for (const name of names) {
-      if (name.startsWith(TRASH_PREFIX)) {
-        await fsp.rm(base.at(name), { recursive: true, force: true }).catch(() => undefined);
-      } else if (name.startsWith(TEMP_PREFIX)) {
-        const st = await fsp.lstat(base.at(name)).catch(() => undefined);
-        if (st && isAbandonedTemp(name, st.mtimeMs, now)) {
-          await fsp.unlink(base.at(name)).catch(() => undefined);
-        }
-      }
-    }
-    // Runs the index saw end are terminal for good: recovery opens only the others.
-    const index = await readIndex(base);
-    for (const runId of await runIds(base)) {
-      if (liveRun(s, runId) || index.get(runId)?.ended) continue;
-      await withDir(
-        await openChildDir(base, runId, { create: false, codes: CODES }).catch(() => undefined),
-        async (dir) => {
-          for (const file of await fsp.readdir(dir.self)) {
-            if (!file.startsWith(TEMP_PREFIX)) continue;
-            const st = await fsp.lstat(dir.at(file)).catch(() => undefined);
-            if (st && isAbandonedTemp(file, st.mtimeMs, now))
-              await fsp.unlink(dir.at(file)).catch(() => undefined);
-          }
-          let snapshot: RunSnapshot;
-          try {
-            snapshot = await readSnapshot(dir);
-          } catch {
-            return;
-          }
-          if (isTerminal(snapshot.status) || !ownerGone(s, snapshot, runId, now)) return;
-          const owner = snapshot.owner;
-          const marked = {
-            ...snapshot,
-            status: 'interrupted',
-            // The run ended at its last recorded event, not when this recovery noticed.
-            endedAt: (await lastEventTime(dir)) ?? snapshot.startedAt ?? now,
-            updatedAt: now,
-            interruptedFrom: snapshot.status,
-            error: {
-              code: CatalogFsCode.RunInterrupted,
-              message: `the process that owned this run${owner ? ` (pid ${owner.pid} on ${owner.host})` : ''} is gone; recorded as interrupted`,
-            },
-          };
-          await writeFileAtomic(
-            dir,
-            'run.json',
-            `${JSON.stringify(marked, null, 2)}\n`,
-            0o600,
-            CODES,
-          );
-          interrupted.push(runId);
-          await appendIndex(base, [{ runId, ended: true }]);
-        },
-      );
-    }
-    return { interrupted };
-  } finally {
-    await base.close();
-  }
-}
-
-/** Bytes read from the end of events.jsonl to find the last complete event line. */
-const TAIL_BYTES = 64 * 1024;
-
-/** The time of the last complete, parseable event line (a torn last line is skipped). */
-async function lastEventTime(dir: SafeDir): Promise<number | undefined> {
-  try {
-    const st = await fsp.lstat(dir.at('events.jsonl'));
-    if (!st.isFile()) return undefined;
-    const chunk = await readRegularFileFrom(
-      dir,
-      'events.jsonl',
-      Math.max(0, st.size - TAIL_BYTES),
-      TAIL_BYTES,
-      CODES,
-    );
-    if (!chunk) return undefined;
-    const lines = chunk.data.toString('utf8').split('\n');
-    // The last element follows the final newline: a torn write, or empty.
-    for (let i = lines.length - 2; i >= 0; i -= 1) {
-      try {
-        const event: unknown = JSON.parse(lines[i] ?? '');
-        const time = (event as { time?: unknown } | null)?.time;
-        if (typeof time === 'number' && Number.isFinite(time)) return time;
-      } catch {
-        // the first line of the tail may be cut mid-line; keep looking
-      }
-    }
-  } catch {
-    return undefined;
-  }
-  return undefined;
 }
 
 export async function flushStore(s: RunStoreState): Promise<void> {

@@ -21,7 +21,8 @@ import {
   runIds,
   summarize,
 } from './run-layout.js';
-import { appendIndex, type IndexLine, readIndex } from './run-index.js';
+import { appendIndex, type IndexLine, scanStore } from './run-index.js';
+import { recoverScanned } from './run-recovery.js';
 import { flushRun } from './run-recorder.js';
 import { readRegularFile, readRegularFileFrom, withDir } from './safe-dir.js';
 
@@ -77,20 +78,32 @@ export async function listRuns(s: RunStoreState): Promise<readonly RunSummary[]>
 /**
  * The newest `limit` runs (by start time, as listRuns) and how many there are. Reads the runs index
  * and the run.json of the runs it returns, not of every stored run; runs the index does not know
- * are read once and added to it.
+ * are read once and added to it. With `recover`, crash recovery runs first over the same directory
+ * listing and index read (one pass instead of two: `wf runs` opens its store without recovery).
  */
 export async function listRecentRuns(
   s: RunStoreState,
   limit: number,
-): Promise<{ readonly runs: readonly RunSummary[]; readonly total: number }> {
+  options: { readonly recover?: boolean } = {},
+): Promise<{
+  readonly runs: readonly RunSummary[];
+  readonly total: number;
+  readonly interrupted?: readonly string[];
+}> {
   const base = await openBase(s, false);
-  if (!base) return { runs: [], total: 0 };
+  if (!base) return { runs: [], total: 0, ...(options.recover ? { interrupted: [] } : {}) };
   try {
-    const index = await readIndex(base);
+    const scan = await scanStore(base);
+    const recovered = options.recover ? await recoverScanned(s, base, scan) : undefined;
+    const { index } = scan;
     const read = new Map<string, RunSummary>();
     const repair: IndexLine[] = [];
+    const keep = limit > 0 ? Math.floor(limit) : 0;
+    // A few newest runs are picked in one sweep (most runs lose one comparison); --all sorts.
+    const pick = keep <= PICK_MAX;
     const order: { runId: string; startedAt: number }[] = [];
-    for (const runId of await runIds(base)) {
+    let total = 0;
+    for (const runId of scan.runIds) {
       let startedAt = index.get(runId)?.startedAt;
       if (startedAt === undefined) {
         const summary = await summarize(s, base, runId);
@@ -101,20 +114,47 @@ export async function listRecentRuns(
         if (snap)
           repair.push({ runId, startedAt, ...(isTerminal(snap.status) ? { ended: true } : {}) });
       }
-      order.push({ runId, startedAt });
+      total++;
+      if (pick) keepNewest(order, keep, { runId, startedAt });
+      else order.push({ runId, startedAt });
     }
     await appendIndex(base, repair);
     // Stable sort over ids in name order: the same order listRuns gives.
-    order.sort((a, b) => b.startedAt - a.startedAt);
+    if (!pick) order.sort((a, b) => b.startedAt - a.startedAt);
     const runs: RunSummary[] = [];
-    for (const { runId } of order.slice(0, Math.max(0, limit))) {
+    for (const { runId } of order.slice(0, keep)) {
       const summary = read.get(runId) ?? (await summarize(s, base, runId));
       if (summary) runs.push(summary);
     }
-    return { runs, total: order.length };
+    return {
+      runs,
+      total,
+      ...(recovered ? { interrupted: recovered.interrupted } : {}),
+    };
   } finally {
     await base.close();
   }
+}
+
+/** Up to this many runs, listRecent picks the newest in one sweep instead of sorting them all. */
+const PICK_MAX = 100;
+
+/**
+ * Keeps the `keep` newest runs in `top`, newest first and ties in the order offered (name order):
+ * the first `keep` of a stable sort by start time, without sorting every stored run.
+ */
+function keepNewest(
+  top: { runId: string; startedAt: number }[],
+  keep: number,
+  run: { runId: string; startedAt: number },
+): void {
+  const last = top[top.length - 1];
+  if (keep === 0 || (top.length >= keep && last !== undefined && run.startedAt <= last.startedAt))
+    return;
+  let at = top.length;
+  while (at > 0 && (top[at - 1]?.startedAt ?? 0) < run.startedAt) at--;
+  top.splice(at, 0, run);
+  if (top.length > keep) top.pop();
 }
 
 export async function showRun(

@@ -34,11 +34,23 @@ export interface SafeDir {
   close(): Promise<void>;
 }
 
-type Hook = (event: 'dir-opened' | 'step', path: string) => void | Promise<void>;
+type Hook = (
+  event: 'dir-opened' | 'dir-listed' | 'file-read' | 'step',
+  path: string,
+) => void | Promise<void>;
 let testHook: Hook | undefined;
-/** Test seam: runs after each directory is opened and verified, before it is used. */
+/**
+ * Test seam: runs after each directory is opened and verified, before it is used; after each
+ * directory listing the run store takes (`dir-listed`) and each whole file it reads (`file-read`),
+ * so tests count what a command reads instead of timing it.
+ */
 export function setSafeDirHook(hook: Hook | undefined): void {
   testHook = hook;
+}
+
+/** Test seam: reports a read (a listing of `path`, or a whole-file read) to the hook. */
+export async function noteRead(event: 'dir-listed' | 'file-read', path: string): Promise<void> {
+  if (testHook) await testHook(event, path);
 }
 
 /** Test seam: a named point just before a publishing syscall; a hook that throws fails it. */
@@ -292,6 +304,7 @@ export async function readRegularFile(
   const handle = await openNoFollow(dir, name, codes);
   if (!handle) return undefined;
   try {
+    if (testHook) await testHook('file-read', shown);
     const st = await handle.stat();
     if (!st.isFile()) {
       throw new CatalogFsError(codes.unsafe, `${shown} is not a regular file`);
