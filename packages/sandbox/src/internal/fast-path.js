@@ -35,6 +35,8 @@ export class FastPath {
     this.scratch = this.M._malloc(8);
     /** @type {Int32Array | null} */
     this.h32 = null;
+    /** The guest string "memory_used_size", made on the first memory reading; 0 until then. */
+    this.usedKey = 0;
   }
 
   /** @returns {Int32Array} */
@@ -142,7 +144,48 @@ export class FastPath {
     return this.ffi.QTS_IsJobPending(this.rtPtr) !== 0;
   }
 
+  /**
+   * The engine's count of the runtime's live heap (JS_ComputeMemoryUsage's memory_used_size, the
+   * figure dumpMemoryUsage prints as "memory used") without formatting the text report: about
+   * 40% cheaper. The engine puts the counts in a fresh plain object in this context, which no
+   * guest code can reach and whose own data property is read without running guest code, so it
+   * is taken only between slices, never inside the interrupt handler (which keeps the text
+   * report: no objects are made while guest code is suspended). -1 when it cannot be read.
+   * @returns {number}
+   */
+  memoryUsed() {
+    const { ffi, ctxPtr, M } = this;
+    if (this.usedKey === 0) {
+      const name = 'memory_used_size';
+      const cstr = M._malloc(name.length + 1);
+      if (cstr === 0) return -1;
+      M.stringToUTF8(name, cstr, name.length + 1);
+      this.usedKey = ffi.QTS_NewString(ctxPtr, cstr);
+      M._free(cstr);
+    }
+    const o = ffi.QTS_RuntimeComputeMemoryUsage(this.rtPtr, ctxPtr);
+    const e = ffi.QTS_ResolveException(ctxPtr, o);
+    if (e) {
+      ffi.QTS_FreeValuePointer(ctxPtr, e);
+      ffi.QTS_FreeValuePointer(ctxPtr, o);
+      return -1;
+    }
+    const v = ffi.QTS_GetProp(ctxPtr, o, this.usedKey);
+    ffi.QTS_FreeValuePointer(ctxPtr, o);
+    const ve = ffi.QTS_ResolveException(ctxPtr, v);
+    if (ve) {
+      ffi.QTS_FreeValuePointer(ctxPtr, ve);
+      ffi.QTS_FreeValuePointer(ctxPtr, v);
+      return -1;
+    }
+    const used = ffi.QTS_GetFloat64(ctxPtr, v);
+    ffi.QTS_FreeValuePointer(ctxPtr, v);
+    return Number.isFinite(used) ? used : -1;
+  }
+
   dispose() {
+    if (this.usedKey !== 0) this.ffi.QTS_FreeValuePointer(this.ctxPtr, this.usedKey);
+    this.usedKey = 0;
     if (this.scratch !== 0) this.M._free(this.scratch);
     this.scratch = 0;
   }
