@@ -7,7 +7,8 @@ import { BOOTSTRAP_SOURCE } from '../src/internal/bootstrap.js';
 import { FastPath } from '../src/internal/fast-path.js';
 import { createSandbox, type Sandbox } from '../src/index.js';
 
-const textReport = (dump: string) => Number(/memory used\s+\d+\s+(\d+)/.exec(dump)?.[1] ?? Number.NaN);
+const textReport = (dump: string) =>
+  Number(/memory used\s+\d+\s+(\d+)/.exec(dump)?.[1] ?? Number.NaN);
 
 describe('memoryUsed()', () => {
   it('reads the same figure as the text report, in a hardened context, as the heap changes', async () => {
