@@ -286,16 +286,28 @@ export function setUp(run, entry) {
 
     // The source must parse as a program on its own first: text that closes the wrapper below
     // (`})(); ... (function () {`) has an unbalanced brace alone, so it cannot run code at top
-    // level outside the wrapper's scope. Compiled only, never run.
-    const alone = ctx.evalCode(run.msg.source, 'workflow.js', { strict: true, compileOnly: true });
-    if (alone.error === undefined) alone.value.dispose();
+    // level outside the wrapper's scope. Compiled only, never run. Whether a text parses is a
+    // property of the text alone (same engine, same flags), so a text that passed is
+    // remembered and not compiled alone again; a text that failed is checked every time.
+    const source = run.msg.source;
+    /** @type {QuickJSHandle | undefined} */
+    let aloneError;
+    if (!knownToParse(source)) {
+      const alone = ctx.evalCode(source, 'workflow.js', { strict: true, compileOnly: true });
+      if (alone.error === undefined) {
+        alone.value.dispose();
+        rememberParsed(source);
+      } else {
+        aloneError = alone.error;
+      }
+    }
     // The leading and trailing newlines keep a trailing line comment from swallowing the return.
     // One line precedes the source: outcome.js GUEST_LINE_OFFSET maps error frames back.
-    const wrapped = `(function () { 'use strict';\n${run.msg.source}\n;return typeof run === 'function' ? run : undefined; })()`;
+    const wrapped = `(function () { 'use strict';\n${source}\n;return typeof run === 'function' ? run : undefined; })()`;
     const guest =
-      alone.error === undefined
+      aloneError === undefined
         ? ctx.evalCode(wrapped, 'workflow.js', { strict: true })
-        : { error: alone.error };
+        : { error: aloneError };
     if (guest.error) {
       if (run.killed !== null) {
         guest.error.dispose();
@@ -331,6 +343,36 @@ export function setUp(run, entry) {
     run.endSlice();
   }
   pumpJobs(run, false);
+}
+
+/**
+ * Sources that compiled on their own as a strict program in this worker (most recently used
+ * last), bounded in count and in characters held.
+ * @type {Map<string, true>}
+ */
+const parsesAlone = new Map();
+let parsedChars = 0;
+const PARSED_MAX = 64;
+const PARSED_MAX_CHARS = 4 * 1024 * 1024;
+
+/** @param {string} source */
+function knownToParse(source) {
+  if (!parsesAlone.has(source)) return false;
+  parsesAlone.delete(source);
+  parsesAlone.set(source, true);
+  return true;
+}
+
+/** @param {string} source */
+function rememberParsed(source) {
+  if (source.length > PARSED_MAX_CHARS / 4 || parsesAlone.has(source)) return;
+  parsesAlone.set(source, true);
+  parsedChars += source.length;
+  for (const old of parsesAlone.keys()) {
+    if (parsesAlone.size <= PARSED_MAX && parsedChars <= PARSED_MAX_CHARS) break;
+    parsesAlone.delete(old);
+    parsedChars -= old.length;
+  }
 }
 
 /** @param {Run} run */
