@@ -46,16 +46,19 @@ pool.warmPages = pagesFor(/** @type {number} */ (workerData?.memoryBytes ?? 64 *
 export async function start(msg) {
   const run = new Run(msg);
   runs.set(run.id, run);
-  let entry;
-  try {
-    entry = await pool.acquire(pagesFor(msg.limits.memoryBytes));
-  } catch {
-    endRun(run, {
-      status: 'failed',
-      code: 'WF_SANDBOX_ENGINE_FAULT',
-      message: 'the engine could not be loaded',
-    });
-    return;
+  const pages = pagesFor(msg.limits.memoryBytes);
+  let entry = pool.takeIdle(pages);
+  if (entry === null) {
+    try {
+      entry = await pool.createFor(pages);
+    } catch {
+      endRun(run, {
+        status: 'failed',
+        code: 'WF_SANDBOX_ENGINE_FAULT',
+        message: 'the engine could not be loaded',
+      });
+      return;
+    }
   }
   if (isEnded(run)) {
     pool.release(entry);
