@@ -199,7 +199,10 @@ export class ModulePool {
    * @returns {Promise<ModuleEntry>}
    */
   async acquire(maxPages) {
-    return this.takeIdle(maxPages) ?? this.createFor(maxPages);
+    const entry = this.takeIdle(maxPages);
+    if (entry === null) return this.createFor(maxPages);
+    this.scheduleTopUp();
+    return entry;
   }
 
   /**
@@ -215,9 +218,8 @@ export class ModulePool {
     let i = this.idle.findLastIndex((e) => e.maxPages === maxPages && e.slot?.ready === true);
     if (i < 0) i = this.idle.findLastIndex((e) => e.maxPages === maxPages);
     if (i < 0) return null;
-    const entry = /** @type {ModuleEntry} */ (this.idle.splice(i, 1)[0]);
-    this.scheduleTopUp();
-    return entry;
+    // The caller schedules the refill once its run's first slice is done.
+    return /** @type {ModuleEntry} */ (this.idle.splice(i, 1)[0]);
   }
 
   /** A new module when none was idle. @param {number} maxPages @returns {Promise<ModuleEntry>} */

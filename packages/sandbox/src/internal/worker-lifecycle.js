@@ -68,6 +68,18 @@ export async function start(msg) {
   entry.runs.add(run);
   entry.runCount += 1;
   run.wallDeadline = now() + msg.limits.wallMs;
+  try {
+    setUp(run, entry);
+  } catch (e) {
+    hostFault(run, e);
+    return;
+  } finally {
+    // Timers are armed after the run's first slice, off its path: neither can fire during a
+    // synchronous slice (the interrupt handler enforces the wall deadline inside one).
+    pool.scheduleTopUp();
+  }
+  if (isEnded(run)) return;
+  // The same deadline, from when the run started.
   run.wallTimer = setTimeout(
     () => {
       run.kill(
@@ -77,15 +89,8 @@ export async function start(msg) {
       );
       finishKilled(run);
     },
-    Math.min(msg.limits.wallMs, 2 ** 31 - 1),
+    Math.max(0, Math.min(run.wallDeadline - now(), 2 ** 31 - 1)),
   ); // Node fires longer timers at once
-  try {
-    setUp(run, entry);
-  } catch (e) {
-    hostFault(run, e);
-    return;
-  }
-  if (isEnded(run)) return;
   // A replay delivers what the lost worker had delivered, in the same order; the guest is
   // deterministic given those, so it makes the same calls with the same ids.
   run.queue = [...(msg.replay ?? []), ...run.queue];
