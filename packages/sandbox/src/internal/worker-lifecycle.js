@@ -243,16 +243,18 @@ export function setUp(run, entry) {
       maxHostCalls: L.maxHostCalls,
       maxOutstandingCalls: L.maxOutstandingCalls,
       maxArgBytes: L.maxArgBytes,
+      prelude: run.msg.prelude !== null,
     });
     const configH = ctx.newString(config);
     run.handles.push(configH);
+    // Without a prelude, configure also prepares the api and returns launch (one call less).
     const prepareR = ctx.callFunction(slot.configure, ctx.undefined, configH);
     if (prepareR.error) {
       prepareR.error.dispose();
+      if (run.killed !== null) return;
       return fail('WF_SANDBOX_INTERNAL', 'the sandbox kernel could not be configured');
     }
-    const prepare = prepareR.value;
-    run.handles.push(prepare);
+    run.handles.push(prepareR.value);
     /** @param {QuickJSHandle} errH */
     const describeError = (errH) => {
       const r = ctx.callFunction(describe, ctx.undefined, errH);
@@ -267,8 +269,9 @@ export function setUp(run, entry) {
       return /** @type {{ name?: string, message?: string, code?: string }} */ (JSON.parse(text));
     };
 
-    let preludeFn = ctx.undefined;
+    let launch = prepareR.value;
     if (run.msg.prelude !== null) {
+      const prepare = prepareR.value;
       const pr = ctx.evalCode(`(${run.msg.prelude}\n)`, 'prelude.js', { strict: true });
       if (pr.error) {
         const d = describeError(pr.error);
@@ -277,20 +280,20 @@ export function setUp(run, entry) {
           `the prelude failed to compile: ${d.name}: ${d.message}`,
         );
       }
-      preludeFn = pr.value;
+      const preludeFn = pr.value;
       run.handles.push(preludeFn);
-    }
-    const launchR = ctx.callFunction(prepare, ctx.undefined, preludeFn);
-    if (launchR.error) {
-      if (run.killed !== null) {
-        launchR.error.dispose();
-        return;
+      const launchR = ctx.callFunction(prepare, ctx.undefined, preludeFn);
+      if (launchR.error) {
+        if (run.killed !== null) {
+          launchR.error.dispose();
+          return;
+        }
+        const d = describeError(launchR.error);
+        return fail('WF_SANDBOX_PRELUDE_ERROR', `the prelude failed: ${d.name}: ${d.message}`);
       }
-      const d = describeError(launchR.error);
-      return fail('WF_SANDBOX_PRELUDE_ERROR', `the prelude failed: ${d.name}: ${d.message}`);
+      launch = launchR.value;
+      run.handles.push(launch);
     }
-    const launch = launchR.value;
-    run.handles.push(launch);
 
     // The source must parse as a program on its own first: text that closes the wrapper below
     // (`})(); ... (function () {`) has an unbalanced brace alone, so it cannot run code at top
