@@ -53,6 +53,31 @@ describe('FastPath.callString', () => {
   });
 });
 
+describe('FastPath.promiseState and fulfilledString', () => {
+  it('reports pending, fulfilled and rejected, and reads only a string result', async () => {
+    const { ctx, fast, fn, done } = await setup();
+    const call = (src: string) => {
+      const h = ctx.unwrapResult(ctx.callFunction(fn(src), ctx.undefined));
+      return h;
+    };
+    const pending = call('() => new Promise(() => {})');
+    const text = call('async () => "O42"');
+    const obj = call('async () => ({ toString() { globalThis.ran = true; return "EVIL"; } })');
+    const rejected = call('async () => { throw new Error("x"); }');
+    ctx.runtime.executePendingJobs();
+    expect(fast.promiseState(pending)).toBe(0);
+    expect(fast.promiseState(text)).toBe(1);
+    expect(fast.fulfilledString(text)).toBe('O42');
+    expect(fast.promiseState(obj)).toBe(1);
+    expect(fast.fulfilledString(obj)).toBe('');
+    expect(fast.promiseState(rejected)).toBe(2);
+    const ran = ctx.unwrapResult(ctx.evalCode('globalThis.ran === true'));
+    expect(ctx.dump(ran)).toBe(false);
+    for (const h of [pending, text, obj, rejected, ran]) h.dispose();
+    done();
+  });
+});
+
 describe('FastPath.callWithString', () => {
   it('delivers texts of any size intact through the reused buffer', async () => {
     const { ctx, fast, fn, done } = await setup();

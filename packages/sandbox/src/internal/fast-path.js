@@ -158,6 +158,41 @@ export class FastPath {
   }
 
   /**
+   * A promise's state without the library's handle objects (JSPromiseStateEnum: 0 pending,
+   * 1 fulfilled, 2 rejected; negative: not a promise).
+   * @param {QuickJSHandle} promise
+   * @returns {number}
+   */
+  promiseState(promise) {
+    return this.ffi.QTS_PromiseState(this.ctxPtr, promise.value);
+  }
+
+  /**
+   * The value of a fulfilled promise if it is a string, else '' (typeof checked before
+   * reading, as in callString: nothing else is converted).
+   * @param {QuickJSHandle} promise
+   * @returns {string}
+   */
+  fulfilledString(promise) {
+    const { ffi, ctxPtr, M } = this;
+    const r = ffi.QTS_PromiseResult(ctxPtr, promise.value);
+    let isString = this.tagOf(r) === this.stringTag;
+    if (!isString) {
+      const tPtr = ffi.QTS_Typeof(ctxPtr, r);
+      isString = M.UTF8ToString(tPtr) === 'string';
+      M._free(tPtr);
+    }
+    let out = '';
+    if (isString) {
+      const sPtr = ffi.QTS_GetString(ctxPtr, r);
+      out = M.UTF8ToString(sPtr);
+      ffi.QTS_FreeCString(ctxPtr, sPtr);
+    }
+    ffi.QTS_FreeValuePointer(ctxPtr, r);
+    return out;
+  }
+
+  /**
    * Runs up to maxJobs pending jobs; false when the queue was empty. Whether a job threw is not
    * read (that costs a typeof string per batch): the pump decides from host facts (the kill flag
    * the interrupt handler set, the job queue), and job errors already settle guest promises.

@@ -401,12 +401,13 @@ export function endRun(run, ending) {
   if (run.phase === 'ended') return;
   run.phase = 'ended';
   if (run.killed === null && ending.status !== 'completed') run.killed = ending;
-  if (run.wallTimer !== null) clearTimeout(run.wallTimer);
   const held = run.outstanding.size > 0;
   run.held = held;
   if (!run.interrupted && run.killed === null) run.sampleMemory();
   const stats = { ...run.stats(), retiredAfterTrouble: pool.retiredAfterTrouble };
   post({ t: FROM_WORKER.end, runId: run.id, ...ending, held, stats });
+  // After the result left: the timer cannot fire in between (this is one synchronous turn).
+  if (run.wallTimer !== null) clearTimeout(run.wallTimer);
   // Kill endings with outstanding host calls wait for the host to abort and drain them first.
   if (!held) tearDown(run);
 }
