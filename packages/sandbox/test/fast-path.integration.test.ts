@@ -6,7 +6,10 @@ import { describe, expect, it } from 'vitest';
 import { FastPath } from '../src/internal/fast-path.js';
 
 const setup = async () => {
-  const mod = await newQuickJSWASMModuleFromVariant(variant);
+  // The variant's CJS typings confuse NodeNext resolution; at run time it is the ESM default export.
+  const mod = await newQuickJSWASMModuleFromVariant(
+    variant as unknown as Parameters<typeof newQuickJSWASMModuleFromVariant>[0],
+  );
   const rt = mod.newRuntime();
   const ctx = rt.newContext();
   const fast = new FastPath({ mod } as never, rt, ctx);

@@ -12,7 +12,10 @@ const textReport = (dump: string) =>
 
 describe('memoryUsed()', () => {
   it('reads the same figure as the text report, in a hardened context, as the heap changes', async () => {
-    const mod = await newQuickJSWASMModuleFromVariant(variant);
+    // The variant's CJS typings confuse NodeNext resolution; at run time it is the ESM default export.
+    const mod = await newQuickJSWASMModuleFromVariant(
+      variant as unknown as Parameters<typeof newQuickJSWASMModuleFromVariant>[0],
+    );
     const rt = mod.newRuntime();
     const ctx = rt.newContext();
     const boot = ctx.unwrapResult(ctx.evalCode(BOOTSTRAP_SOURCE, 'k.js', { strict: true }));
