@@ -184,13 +184,13 @@ describe('run', () => {
   it('refuses a program that closes its wrapper, every time, even after valid programs ran', async () => {
     // Alone this text has an unbalanced brace; wrapped it would run code at top level and
     // replace run. Valid programs (one of the same length) were compiled and remembered first.
-    const escape = "})(); var run = async () => 'escaped'; (function () {";
-    const valid = `async function run() { return 'wrapped'; }${' '.repeat(escape.length - 42)}`;
-    expect(valid.length).toBe(escape.length);
+    const breakout = "})(); var run = async () => 'escaped'; (function () {";
+    const valid = `async function run() { return 'wrapped'; }${' '.repeat(breakout.length - 42)}`;
+    expect(valid.length).toBe(breakout.length);
     for (let i = 0; i < 3; i++) {
       const ok = await sb.run({ source: valid, capabilities: {} });
       expect(value(ok)).toBe('wrapped');
-      const bad = await sb.run({ source: escape, capabilities: {} });
+      const bad = await sb.run({ source: breakout, capabilities: {} });
       expect(bad.status === 'failed' && bad.error.code).toBe('WF_SANDBOX_COMPILE_ERROR');
     }
   });
