@@ -237,8 +237,11 @@ export class FastPath {
       M.stringToUTF8(name, cstr, name.length + 1);
       this.usedKey = ffi.QTS_NewString(ctxPtr, cstr);
       M._free(cstr);
+      if (this.usedKey === 0) return -1;
     }
     const o = ffi.QTS_RuntimeComputeMemoryUsage(this.rtPtr, ctxPtr);
+    // 0: the engine could not even allocate the value pointer (memory at its maximum).
+    if (o === 0) return -1;
     const e = ffi.QTS_ResolveException(ctxPtr, o);
     if (e) {
       ffi.QTS_FreeValuePointer(ctxPtr, e);
@@ -247,6 +250,7 @@ export class FastPath {
     }
     const v = ffi.QTS_GetProp(ctxPtr, o, this.usedKey);
     ffi.QTS_FreeValuePointer(ctxPtr, o);
+    if (v === 0) return -1;
     const ve = ffi.QTS_ResolveException(ctxPtr, v);
     if (ve) {
       ffi.QTS_FreeValuePointer(ctxPtr, ve);
