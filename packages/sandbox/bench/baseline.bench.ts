@@ -1,7 +1,8 @@
-// Before/after, side by side: the trivial run (one host call) and the host-call round trip of
-// this tree against a baseline copy of the sandbox source (set WF_SANDBOX_BASELINE to its
-// src/index.ts, e.g. from `git archive <commit> src`). Rounds interleave the two so machine
-// load hits both alike; the ratio new/baseline is what to read on a shared machine.
+// Before/after, side by side: the trivial run (one host call; back-to-back, and paced like
+// latency.bench.ts) and the host-call round trip of this tree against a baseline copy of the
+// sandbox (set WF_SANDBOX_BASELINE to its src/index.ts, e.g. from `git archive <commit> src`, or
+// to a built dist/index.js). Rounds interleave the two so machine load hits both alike; the
+// ratio new/baseline is what to read on a shared machine.
 import { pathToFileURL } from 'node:url';
 import { calibration } from '@wf/bench';
 import { createSandbox } from '@wf/sandbox';
@@ -17,7 +18,7 @@ const base = (await import(pathToFileURL(baselinePath).href)) as {
   createSandbox: typeof createSandbox;
 };
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 150);
-const CALLS = 2000;
+const CALLS = Number(process.env.BENCH_CALLS ?? 2000);
 const sbNew = await createSandbox({ poolSize: 1 });
 const sbOld = await base.createSandbox({ poolSize: 1 });
 type Sb = typeof sbNew;
@@ -54,6 +55,16 @@ for (let i = 0; i < ROUNDS; i++) {
     tOld.push(await trivial(sbOld));
     tNew.push(await trivial(sbNew));
   }
+}
+// Paced: each run arrives after PACE_MS of quiet, as in latency.bench.ts (warm contexts ready).
+const PACE_MS = Number(process.env.BENCH_PACE_MS ?? 25);
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const pNew: number[] = [];
+const pOld: number[] = [];
+for (let i = 0; i < Math.min(ROUNDS, 120); i++) {
+  await pause(PACE_MS);
+  if (i % 2 === 0) pNew.push(await trivial(sbNew));
+  else pOld.push(await trivial(sbOld));
 }
 const rNew: number[] = [];
 const rOld: number[] = [];
@@ -105,6 +116,12 @@ const a = summarize(tNew);
 const b = summarize(tOld);
 console.log(`trivial run p50: this tree ${fmt(a.p50)} ms, baseline ${fmt(b.p50)} ms`);
 console.log(`  ratio this/baseline p50: ${fmt(a.p50 / b.p50)}x (p90 ${fmt(a.p90 / b.p90)}x)`);
+const pa = summarize(pNew);
+const pb = summarize(pOld);
+console.log(
+  `trivial run paced ${PACE_MS} ms p50: this tree ${fmt(pa.p50, 3)} ms, baseline ${fmt(pb.p50, 3)} ms`,
+);
+console.log(`  ratio this/baseline p50: ${fmt(pa.p50 / pb.p50)}x`);
 const c = summarize(rNew);
 const d = summarize(rOld);
 console.log(`host-call round trip p50: this tree ${fmt(c.p50)} µs, baseline ${fmt(d.p50)} µs`);

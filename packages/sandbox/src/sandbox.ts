@@ -181,6 +181,17 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
         prelude: request.prelude ?? null,
         capabilities: Object.keys(request.capabilities),
       };
+      // Sent before the run's bookkeeping below: the worker starts while this thread records
+      // the run. Its replies are messages, handled only after this synchronous block, by which
+      // time the record, the watchdog and the abort listener are in place.
+      worker.send({
+        t: TO_WORKER.start,
+        runId: id,
+        ...start,
+        limits: { ...limits, maxErrorChars: MAX_ERROR_CHARS },
+        seed,
+        startTime,
+      });
       const r: Run = {
         id,
         start,
@@ -218,14 +229,6 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
         signal.addEventListener('abort', onAbort, { once: true });
         r.detachSignal = () => signal.removeEventListener('abort', onAbort);
       }
-      worker.send({
-        t: TO_WORKER.start,
-        runId: id,
-        ...start,
-        limits: { ...limits, maxErrorChars: MAX_ERROR_CHARS },
-        seed,
-        startTime,
-      });
     });
   }
 

@@ -1,7 +1,12 @@
 // End-to-end behaviour of createSandbox/run against real QuickJS workers: values, capabilities,
 // the prelude calling convention, JSON crossings, determinism and stats.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSandbox, type Sandbox, type SandboxOutcome } from '../src/index.js';
+import {
+  type CapabilityContext,
+  createSandbox,
+  type Sandbox,
+  type SandboxOutcome,
+} from '../src/index.js';
 
 let sb: Sandbox;
 beforeAll(async () => {
@@ -176,6 +181,20 @@ describe('run', () => {
     expect(b.status === 'failed' && b.error.code).toBe('WF_SANDBOX_NO_RUN');
   });
 
+  it('refuses a program that closes its wrapper, every time, even after valid programs ran', async () => {
+    // Alone this text has an unbalanced brace; wrapped it would run code at top level and
+    // replace run. Valid programs (one of the same length) were compiled and remembered first.
+    const breakout = "})(); var run = async () => 'escaped'; (function () {";
+    const valid = `async function run() { return 'wrapped'; }${' '.repeat(breakout.length - 42)}`;
+    expect(valid.length).toBe(breakout.length);
+    for (let i = 0; i < 3; i++) {
+      const ok = await sb.run({ source: valid, capabilities: {} });
+      expect(value(ok)).toBe('wrapped');
+      const bad = await sb.run({ source: breakout, capabilities: {} });
+      expect(bad.status === 'failed' && bad.error.code).toBe('WF_SANDBOX_COMPILE_ERROR');
+    }
+  });
+
   it('fails results that are not JSON (BigInt, cycles)', async () => {
     const a = await sb.run({
       source: 'async function run() { return { n: 10n }; }',
@@ -228,6 +247,39 @@ describe('capability context', () => {
       { callId: 2, aborted: false },
       { callId: 3, aborted: false },
     ]);
+  });
+
+  it('hands each call its own frozen context; setNow works detached from it', async () => {
+    const contexts: CapabilityContext[] = [];
+    const o = await sb.run({
+      source: `async function run(api) {
+        await api.a(); const t1 = Date.now(); await api.b(); return [t1, Date.now()];
+      }`,
+      startTime: 1000,
+      capabilities: {
+        a: (_input, ctx) => {
+          contexts.push(ctx);
+          const { setNow } = ctx;
+          setNow(5000);
+          return null;
+        },
+        b: (_input, ctx) => {
+          contexts.push(ctx);
+          return null;
+        },
+      },
+    });
+    expect(value(o)).toEqual([5000, 5000]);
+    const [first, second] = contexts as [CapabilityContext, CapabilityContext];
+    expect(Object.isFrozen(first)).toBe(true);
+    expect(Object.isFrozen(Object.getPrototypeOf(first))).toBe(true);
+    expect(() => {
+      (first as { callId: number }).callId = 9;
+    }).toThrow(TypeError);
+    expect(() => first.setNow(Number.NaN)).toThrow(TypeError);
+    expect([first.callId, second.callId]).toEqual([1, 2]);
+    expect(first.signal).not.toBe(second.signal);
+    expect(first.signal).toBe(first.signal);
   });
 
   it('ends active runs as aborted when the sandbox closes', async () => {

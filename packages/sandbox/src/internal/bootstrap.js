@@ -422,7 +422,8 @@ const configure = (configText) => {
     caps[name] = freeze(fn);
   }
   freeze(caps);
-  return prepare;
+  // Without a prelude there is nothing to evaluate between the two steps: one call does both.
+  return config.prelude === false ? prepare(undefined) : prepare;
 };
 
 const prepare = (preludeFn) => {

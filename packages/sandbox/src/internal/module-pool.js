@@ -199,18 +199,32 @@ export class ModulePool {
    * @returns {Promise<ModuleEntry>}
    */
   async acquire(maxPages) {
+    const entry = this.takeIdle(maxPages);
+    if (entry === null) return this.createFor(maxPages);
+    this.scheduleTopUp();
+    return entry;
+  }
+
+  /**
+   * An idle module of the right size, taken at once (no promise turn on a run's path), or null.
+   * @param {number} maxPages
+   * @returns {ModuleEntry | null}
+   */
+  takeIdle(maxPages) {
     this.touch();
     this.warmPages = maxPages;
     this.demand = Math.max(this.demand, this.o.active());
     // A module with a finished slot first, most recently released first (warm in the caches).
     let i = this.idle.findLastIndex((e) => e.maxPages === maxPages && e.slot?.ready === true);
     if (i < 0) i = this.idle.findLastIndex((e) => e.maxPages === maxPages);
-    let entry;
-    if (i >= 0) {
-      entry = /** @type {ModuleEntry} */ (this.idle.splice(i, 1)[0]);
-    } else {
-      entry = await this.create(maxPages);
-    }
+    if (i < 0) return null;
+    // The caller schedules the refill once its run's first slice is done.
+    return /** @type {ModuleEntry} */ (this.idle.splice(i, 1)[0]);
+  }
+
+  /** A new module when none was idle. @param {number} maxPages @returns {Promise<ModuleEntry>} */
+  async createFor(maxPages) {
+    const entry = await this.create(maxPages);
     this.scheduleTopUp();
     return entry;
   }

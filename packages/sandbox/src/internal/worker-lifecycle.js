@@ -46,16 +46,19 @@ pool.warmPages = pagesFor(/** @type {number} */ (workerData?.memoryBytes ?? 64 *
 export async function start(msg) {
   const run = new Run(msg);
   runs.set(run.id, run);
-  let entry;
-  try {
-    entry = await pool.acquire(pagesFor(msg.limits.memoryBytes));
-  } catch {
-    endRun(run, {
-      status: 'failed',
-      code: 'WF_SANDBOX_ENGINE_FAULT',
-      message: 'the engine could not be loaded',
-    });
-    return;
+  const pages = pagesFor(msg.limits.memoryBytes);
+  let entry = pool.takeIdle(pages);
+  if (entry === null) {
+    try {
+      entry = await pool.createFor(pages);
+    } catch {
+      endRun(run, {
+        status: 'failed',
+        code: 'WF_SANDBOX_ENGINE_FAULT',
+        message: 'the engine could not be loaded',
+      });
+      return;
+    }
   }
   if (isEnded(run)) {
     pool.release(entry);
@@ -65,6 +68,18 @@ export async function start(msg) {
   entry.runs.add(run);
   entry.runCount += 1;
   run.wallDeadline = now() + msg.limits.wallMs;
+  try {
+    setUp(run, entry);
+  } catch (e) {
+    hostFault(run, e);
+    return;
+  } finally {
+    // Timers are armed after the run's first slice, off its path: neither can fire during a
+    // synchronous slice (the interrupt handler enforces the wall deadline inside one).
+    pool.scheduleTopUp();
+  }
+  if (isEnded(run)) return;
+  // The same deadline, from when the run started.
   run.wallTimer = setTimeout(
     () => {
       run.kill(
@@ -74,15 +89,8 @@ export async function start(msg) {
       );
       finishKilled(run);
     },
-    Math.min(msg.limits.wallMs, 2 ** 31 - 1),
+    Math.max(0, Math.min(run.wallDeadline - now(), 2 ** 31 - 1)),
   ); // Node fires longer timers at once
-  try {
-    setUp(run, entry);
-  } catch (e) {
-    hostFault(run, e);
-    return;
-  }
-  if (isEnded(run)) return;
   // A replay delivers what the lost worker had delivered, in the same order; the guest is
   // deterministic given those, so it makes the same calls with the same ids.
   run.queue = [...(msg.replay ?? []), ...run.queue];
@@ -235,16 +243,18 @@ export function setUp(run, entry) {
       maxHostCalls: L.maxHostCalls,
       maxOutstandingCalls: L.maxOutstandingCalls,
       maxArgBytes: L.maxArgBytes,
+      prelude: run.msg.prelude !== null,
     });
     const configH = ctx.newString(config);
     run.handles.push(configH);
+    // Without a prelude, configure also prepares the api and returns launch (one call less).
     const prepareR = ctx.callFunction(slot.configure, ctx.undefined, configH);
     if (prepareR.error) {
       prepareR.error.dispose();
+      if (run.killed !== null) return;
       return fail('WF_SANDBOX_INTERNAL', 'the sandbox kernel could not be configured');
     }
-    const prepare = prepareR.value;
-    run.handles.push(prepare);
+    run.handles.push(prepareR.value);
     /** @param {QuickJSHandle} errH */
     const describeError = (errH) => {
       const r = ctx.callFunction(describe, ctx.undefined, errH);
@@ -259,8 +269,9 @@ export function setUp(run, entry) {
       return /** @type {{ name?: string, message?: string, code?: string }} */ (JSON.parse(text));
     };
 
-    let preludeFn = ctx.undefined;
+    let launch = prepareR.value;
     if (run.msg.prelude !== null) {
+      const prepare = prepareR.value;
       const pr = ctx.evalCode(`(${run.msg.prelude}\n)`, 'prelude.js', { strict: true });
       if (pr.error) {
         const d = describeError(pr.error);
@@ -269,33 +280,45 @@ export function setUp(run, entry) {
           `the prelude failed to compile: ${d.name}: ${d.message}`,
         );
       }
-      preludeFn = pr.value;
+      const preludeFn = pr.value;
       run.handles.push(preludeFn);
-    }
-    const launchR = ctx.callFunction(prepare, ctx.undefined, preludeFn);
-    if (launchR.error) {
-      if (run.killed !== null) {
-        launchR.error.dispose();
-        return;
+      const launchR = ctx.callFunction(prepare, ctx.undefined, preludeFn);
+      if (launchR.error) {
+        if (run.killed !== null) {
+          launchR.error.dispose();
+          return;
+        }
+        const d = describeError(launchR.error);
+        return fail('WF_SANDBOX_PRELUDE_ERROR', `the prelude failed: ${d.name}: ${d.message}`);
       }
-      const d = describeError(launchR.error);
-      return fail('WF_SANDBOX_PRELUDE_ERROR', `the prelude failed: ${d.name}: ${d.message}`);
+      launch = launchR.value;
+      run.handles.push(launch);
     }
-    const launch = launchR.value;
-    run.handles.push(launch);
 
     // The source must parse as a program on its own first: text that closes the wrapper below
     // (`})(); ... (function () {`) has an unbalanced brace alone, so it cannot run code at top
-    // level outside the wrapper's scope. Compiled only, never run.
-    const alone = ctx.evalCode(run.msg.source, 'workflow.js', { strict: true, compileOnly: true });
-    if (alone.error === undefined) alone.value.dispose();
+    // level outside the wrapper's scope. Compiled only, never run. Whether a text parses is a
+    // property of the text alone (same engine, same flags), so a text that passed is
+    // remembered and not compiled alone again; a text that failed is checked every time.
+    const source = run.msg.source;
+    /** @type {QuickJSHandle | undefined} */
+    let aloneError;
+    if (!knownToParse(source)) {
+      const alone = ctx.evalCode(source, 'workflow.js', { strict: true, compileOnly: true });
+      if (alone.error === undefined) {
+        alone.value.dispose();
+        rememberParsed(source);
+      } else {
+        aloneError = alone.error;
+      }
+    }
     // The leading and trailing newlines keep a trailing line comment from swallowing the return.
     // One line precedes the source: outcome.js GUEST_LINE_OFFSET maps error frames back.
-    const wrapped = `(function () { 'use strict';\n${run.msg.source}\n;return typeof run === 'function' ? run : undefined; })()`;
+    const wrapped = `(function () { 'use strict';\n${source}\n;return typeof run === 'function' ? run : undefined; })()`;
     const guest =
-      alone.error === undefined
+      aloneError === undefined
         ? ctx.evalCode(wrapped, 'workflow.js', { strict: true })
-        : { error: alone.error };
+        : { error: aloneError };
     if (guest.error) {
       if (run.killed !== null) {
         guest.error.dispose();
@@ -333,6 +356,36 @@ export function setUp(run, entry) {
   pumpJobs(run, false);
 }
 
+/**
+ * Sources that compiled on their own as a strict program in this worker (most recently used
+ * last), bounded in count and in characters held.
+ * @type {Map<string, true>}
+ */
+const parsesAlone = new Map();
+let parsedChars = 0;
+const PARSED_MAX = 64;
+const PARSED_MAX_CHARS = 4 * 1024 * 1024;
+
+/** @param {string} source */
+function knownToParse(source) {
+  if (!parsesAlone.has(source)) return false;
+  parsesAlone.delete(source);
+  parsesAlone.set(source, true);
+  return true;
+}
+
+/** @param {string} source */
+function rememberParsed(source) {
+  if (source.length > PARSED_MAX_CHARS / 4 || parsesAlone.has(source)) return;
+  parsesAlone.set(source, true);
+  parsedChars += source.length;
+  for (const old of parsesAlone.keys()) {
+    if (parsesAlone.size <= PARSED_MAX && parsedChars <= PARSED_MAX_CHARS) break;
+    parsesAlone.delete(old);
+    parsedChars -= old.length;
+  }
+}
+
 /** @param {Run} run */
 export function finishKilled(run) {
   if (run.phase === 'ended') return;
@@ -348,12 +401,13 @@ export function endRun(run, ending) {
   if (run.phase === 'ended') return;
   run.phase = 'ended';
   if (run.killed === null && ending.status !== 'completed') run.killed = ending;
-  if (run.wallTimer !== null) clearTimeout(run.wallTimer);
   const held = run.outstanding.size > 0;
   run.held = held;
   if (!run.interrupted && run.killed === null) run.sampleMemory();
   const stats = { ...run.stats(), retiredAfterTrouble: pool.retiredAfterTrouble };
   post({ t: FROM_WORKER.end, runId: run.id, ...ending, held, stats });
+  // After the result left: the timer cannot fire in between (this is one synchronous turn).
+  if (run.wallTimer !== null) clearTimeout(run.wallTimer);
   // Kill endings with outstanding host calls wait for the host to abort and drain them first.
   if (!held) tearDown(run);
 }

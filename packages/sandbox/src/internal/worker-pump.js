@@ -93,8 +93,9 @@ export function check(run) {
   const ctx = run.ctx;
   if (ctx === null || run.launchPromise === null) return;
   if (run.result === null) {
-    const state = ctx.getPromiseState(run.launchPromise);
-    if (state.type === 'pending') {
+    const fast = run.fast;
+    const state = fast !== null ? fast.promiseState(run.launchPromise) : -1;
+    if (state === 0) {
       if (run.outstanding.size === 0 && !run.rt?.hasPendingJob()) {
         run.kill(
           'deadlock',
@@ -105,15 +106,12 @@ export function check(run) {
       }
       return;
     }
-    if (state.type === 'rejected') {
-      state.error.dispose();
+    // launch never rejects (it catches and encodes every error): a rejection is the engine's.
+    if (state !== 1 || fast === null) {
       run.kill('failed', 'WF_SANDBOX_INTERNAL', 'the run was stopped by the engine');
       return finishKilled(run);
     }
-    const h = state.value;
-    const text = ctx.typeof(h) === 'string' ? ctx.getString(h) : '';
-    h.dispose();
-    run.result = decodeLaunch(run.limits, text);
+    run.result = decodeLaunch(run.limits, fast.fulfilledString(run.launchPromise));
     // invariant 3: run() has settled; new calls are refused while accepted ones drain.
     run.phase = 'settled';
   }

@@ -195,14 +195,24 @@ export class Run {
     }
   }
 
-  sampleMemory() {
+  /**
+   * Samples the runtime's live heap (the engine's object walk). Between slices the cheaper
+   * FastPath reading is used; inside the interrupt handler (`inGuest`) the text report, which
+   * makes no guest objects. Both read the same engine figure.
+   * @param {boolean} [inGuest]
+   */
+  sampleMemory(inGuest = false) {
     const rt = this.rt;
     if (rt === null) return;
     const t0 = now();
     let used = -1;
     try {
-      const m = /memory used\s+\d+\s+(\d+)/.exec(rt.dumpMemoryUsage());
-      if (m !== null) used = Number(m[1]);
+      if (!inGuest && this.fast !== null) {
+        used = this.fast.memoryUsed();
+      } else {
+        const m = /memory used\s+\d+\s+(\d+)/.exec(rt.dumpMemoryUsage());
+        if (m !== null) used = Number(m[1]);
+      }
     } catch {
       used = -1;
     }
@@ -241,7 +251,7 @@ export class Run {
         this.killed === null &&
         t - this.lastSample > Math.max(MIN_SAMPLE_MS, 4 * this.sampleCost)
       ) {
-        this.sampleMemory();
+        this.sampleMemory(true);
       }
     }
     if (this.killed !== null) {
