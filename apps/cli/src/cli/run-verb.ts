@@ -300,10 +300,10 @@ export async function resumeCommand(
     );
   }
   const catalog = await openProjectCatalog(ctx);
+  const engineLib = await engineModule;
   // The recorded seed drives the simulated answers too: the same children say the same thing.
-  const { EngineError } = await engineModule;
   const engine = simulatedEngine(
-    await engineModule,
+    engineLib,
     ctx,
     store,
     catalog,
@@ -322,7 +322,7 @@ export async function resumeCommand(
   } catch (error) {
     await engine.close();
     await store.close();
-    if (EngineError.is(error) && error.code === 'WF_ENGINE_RESUME_PROVIDER_MISMATCH') {
+    if (engineLib.EngineError.is(error) && error.code === 'WF_ENGINE_RESUME_PROVIDER_MISMATCH') {
       throw new CliError(
         'WF_CLI_RESUME_PROVIDER_MISMATCH',
         `run ${runId} was recorded with real agents (${clean(String(loaded.start.provider ?? 'a DSH provider'))}); wf resume would continue it with simulated ones and mix made-up results into it`,

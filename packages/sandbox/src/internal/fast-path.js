@@ -133,7 +133,7 @@ export class FastPath {
    * @param {QuickJSHandle} fn
    */
   callString(fn) {
-    const { ffi, ctxPtr, M } = this;
+    const { ffi, ctxPtr } = this;
     const r = ffi.QTS_Call(ctxPtr, fn.value, this.undefinedPtr, 0, this.scratch);
     const e = ffi.QTS_ResolveException(ctxPtr, r);
     if (e) {
@@ -141,20 +141,7 @@ export class FastPath {
       ffi.QTS_FreeValuePointer(ctxPtr, e);
       return '';
     }
-    let isString = this.tagOf(r) === this.stringTag;
-    if (!isString) {
-      const tPtr = ffi.QTS_Typeof(ctxPtr, r);
-      isString = M.UTF8ToString(tPtr) === 'string';
-      M._free(tPtr);
-    }
-    let out = '';
-    if (isString) {
-      const sPtr = ffi.QTS_GetString(ctxPtr, r);
-      out = M.UTF8ToString(sPtr);
-      ffi.QTS_FreeCString(ctxPtr, sPtr);
-    }
-    ffi.QTS_FreeValuePointer(ctxPtr, r);
-    return out;
+    return this.takeString(r);
   }
 
   /**
@@ -174,8 +161,17 @@ export class FastPath {
    * @returns {string}
    */
   fulfilledString(promise) {
+    return this.takeString(this.ffi.QTS_PromiseResult(this.ctxPtr, promise.value));
+  }
+
+  /**
+   * A value pointer's text if it is a string, else '' (typeof checked before reading: nothing
+   * else is converted, so no guest code runs); frees the pointer either way.
+   * @param {number} r
+   * @returns {string}
+   */
+  takeString(r) {
     const { ffi, ctxPtr, M } = this;
-    const r = ffi.QTS_PromiseResult(ctxPtr, promise.value);
     let isString = this.tagOf(r) === this.stringTag;
     if (!isString) {
       const tPtr = ffi.QTS_Typeof(ctxPtr, r);
