@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { defaultServerConditions } from 'vite';
 import { defineConfig } from 'vitest/config';
 
+const conditions = ['@wf/source', ...defaultServerConditions];
 const groups = ['packages', 'apps', 'tests', 'tooling'];
 const projects = groups.flatMap((group) =>
   existsSync(group)
@@ -14,6 +15,8 @@ const projects = groups.flatMap((group) =>
         .filter((d) => d.isDirectory() && existsSync(join(group, d.name, 'test')))
         .map((d) => ({
           extends: true as const,
+          resolve: { conditions },
+          ssr: { resolve: { conditions, externalConditions: ['@wf/source'] } },
           test: {
             name: `${group}/${d.name}`,
             root: join(group, d.name),
@@ -26,13 +29,24 @@ const projects = groups.flatMap((group) =>
     : [],
 );
 
-const conditions = ['@wf/source', ...defaultServerConditions];
+// The hostile suites once more, on the built packages as users install them (dist/, the sandbox's
+// bundled worker thread): a build step is one more place where a control could be lost. Only
+// the source projects resolve `@wf/source` (Vite merges condition lists, so the root cannot).
+const SECURITY = 'tests/security';
+const securityOnBuild = {
+  extends: true as const,
+  test: {
+    name: `${SECURITY}:built`,
+    root: SECURITY,
+    include: ['test/**/*.test.ts'],
+    globalSetup: ['test/built-setup.ts'],
+    provide: { built: true },
+  },
+};
 
 export default defineConfig({
-  resolve: { conditions },
-  ssr: { resolve: { conditions, externalConditions: ['@wf/source'] } },
   test: {
-    projects,
+    projects: [...projects, securityOnBuild],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',

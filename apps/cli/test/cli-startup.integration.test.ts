@@ -131,6 +131,12 @@ describe('the bundle', () => {
     expect(matching(sources, /\/packages\/(source-contract|restate)\//)).toEqual([]);
   });
 
+  it('runs as strict code, as its ES module sources did', () => {
+    // esbuild writes its "use strict" after the banner, where it is an expression, not a
+    // directive: the file must open with it (the bundle ran sloppy before).
+    expect(bundle.startsWith('"use strict";\n')).toBe(true);
+  });
+
   it('reaches the engine, the sandbox, the parser and Restate through import(), never require()', () => {
     for (const name of ['@wf/engine', '@wf/sandbox', '@wf/source-contract', '@wf/restate']) {
       expect(bundle, name).toContain(`import("${name}")`);

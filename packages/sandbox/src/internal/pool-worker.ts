@@ -8,8 +8,10 @@ import {
   type ToWorkerMessage,
 } from './protocol.js';
 import type { Run } from './sandbox-state.js';
+import { workerEntry } from './worker-entry.js';
 
-const WORKER_URL = new URL('./worker.js', import.meta.url);
+/** Chosen once, when the first worker starts (two stat calls; importing the package does none). */
+let entry: URL | null = null;
 const WORKER_STACK_MB = 64;
 
 export class PoolWorker {
@@ -46,7 +48,8 @@ export class PoolWorker {
     onGone: (w: PoolWorker) => void,
   ) {
     this.id = id;
-    this.worker = new Worker(WORKER_URL, {
+    entry ??= workerEntry(import.meta.url);
+    this.worker = new Worker(entry, {
       workerData: { workerId: id, sliceBuffer: this.slice.buffer, ...options },
       resourceLimits: { stackSizeMb: WORKER_STACK_MB },
       stdout: false,

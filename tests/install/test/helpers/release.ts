@@ -22,6 +22,7 @@ import {
   REPO_ROOT,
   runProcess,
 } from '../../../dsh-e2e/test/helpers/host.js';
+import { build } from '../../../../tooling/repo/build.mjs';
 
 export type ProcessResult = HostRun;
 
@@ -56,19 +57,9 @@ export function run(
   return runProcess(command, args, { ...options, timeoutMs: options.timeoutMs ?? 180_000 });
 }
 
-/**
- * The root `build` script's steps: `tsc -b` of the whole solution (incremental, so a no-op on a
- * built tree), then the CLI's one-file bundle (apps/cli/scripts/bundle.mjs) that its bin runs.
- */
+/** The root `build` script: `tsc -b` of the whole solution, then the bundles the packages run. */
 export function buildRepo(): void {
-  const steps = [
-    [join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-b', REPO_ROOT],
-    [join(REPO_ROOT, 'apps', 'cli', 'scripts', 'bundle.mjs')],
-  ];
-  for (const args of steps) {
-    const out = spawnSync(process.execPath, args, { encoding: 'utf8' });
-    if (out.status !== 0) throw new Error(`${args.join(' ')} failed:\n${out.stdout}${out.stderr}`);
-  }
+  build(REPO_ROOT);
 }
 
 /** Workspace folders and root files a release reads; node_modules stays behind. */
