@@ -30,6 +30,7 @@ if (argv.length === 3 && (argv[2] === '--version' || argv[2] === '-V')) {
     process.stderr.write(`wf: ${bundle} is missing: this install of @wf/cli is incomplete\n`);
     process.exit(1);
   }
+  // dist/cli/engine.cjs, written with wf.cjs, is required only by the verbs that run workflows.
   if (argv[2] === 'run' || argv[2] === 'resume') {
     // A short-lived process: V8 compiles QuickJS with its baseline compiler only. With the
     // default tiering, the optimizing compiler is still busy in the background when the run ends

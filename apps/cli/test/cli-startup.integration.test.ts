@@ -1,8 +1,9 @@
 // `wf` loads what each verb needs and nothing else (issue 16): the real bin runs with a preload that
 // records every module it loads, and each verb is checked against the heavy dependencies it must
 // not pay for. The CLI itself is one CommonJS bundle (dist/cli/wf.cjs, scripts/bundle.mjs): the
-// light verbs load the bin and the bundle and no other file; the engine, the sandbox and the parser
-// stay outside it, for the verbs that need them. Speed is measured in bench/startup.bench.ts.
+// light verbs load the bin and the bundle and no other file; the engine, the sandbox and the
+// contract are a second bundle (dist/cli/engine.cjs), loaded by the verbs that need them, and
+// @babel/parser stays a file of its own. Speed is measured in bench/startup.bench.ts.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -46,6 +47,10 @@ const BUNDLE = /\/apps\/cli\/dist\/cli\/wf\.cjs$/;
 /** The whole program of a light verb: the bin, then the bundle, and no other file. */
 const BIN_AND_BUNDLE = [expect.stringMatching(BIN), expect.stringMatching(BUNDLE)];
 const SCHEMA_WORKER_DEPS = /npm:(ajv|re2js)\//;
+const ENGINE_BUNDLE = /\/apps\/cli\/dist\/cli\/engine\.cjs$/;
+const BABEL_FILE = 'npm:@babel/parser/lib/index.js';
+/** The sandbox's worker thread, one CommonJS file too (packages/sandbox/scripts/bundle-worker.mjs). */
+const SANDBOX_WORKER = expect.stringMatching(/\/packages\/sandbox\/dist\/internal\/worker\.cjs$/);
 
 beforeAll(() => {
   p = cli.tempProject();
@@ -56,15 +61,38 @@ beforeAll(() => {
 }
 `,
   );
+  // One recorded run, so that `runs` and `show last` have something to read in any test order.
+  const run = spawnSync(
+    process.execPath,
+    [cli.WF_BIN, 'run', 'five.workflow.js', '--no-progress'],
+    {
+      cwd: p.dir,
+      env: p.env,
+      encoding: 'utf8',
+    },
+  );
+  expect(run.status, run.stderr).toBe(0);
 });
 afterAll(() => p?.cleanup());
 
 describe('each verb loads only what it needs', () => {
-  it('wf run loads the engine, the sandbox and the parser, but not ajv or re2js', () => {
+  it('wf run loads the two bundles, the parser and the worker bundle: no ES module, no ajv or re2js', () => {
     const modules = loaded(['run', 'five.workflow.js', '--delay-ms', '0', '--no-progress']);
-    expect(matching(modules, ENGINE).length).toBeGreaterThan(0);
-    expect(matching(modules, BABEL).length).toBeGreaterThan(0);
+    expect(new Set(modules)).toEqual(
+      new Set([
+        ...BIN_AND_BUNDLE,
+        expect.stringMatching(ENGINE_BUNDLE),
+        BABEL_FILE,
+        SANDBOX_WORKER,
+      ]),
+    );
     expect(matching(modules, SCHEMA_WORKER_DEPS)).toEqual([]);
+  });
+
+  it('wf check loads the two bundles and the parser only', () => {
+    expect(new Set(loaded(['check', 'five.workflow.js']))).toEqual(
+      new Set([...BIN_AND_BUNDLE, expect.stringMatching(ENGINE_BUNDLE), BABEL_FILE]),
+    );
   });
 
   it('wf --version loads nothing but the bin', () => {
@@ -106,6 +134,23 @@ describe('each verb loads only what it needs', () => {
   });
 
   it.each([['runs'], ['show', 'last']])(
+    'wf %s does not load node:crypto (4-5 ms): the run store loads it on first use, to write',
+    (...args) => {
+      const trace = join(p.dir, '..', 'builtin-trace.txt');
+      rmSync(trace, { force: true });
+      const out = spawnSync(process.execPath, ['--import', TRACE_HOOK, cli.WF_BIN, ...args], {
+        cwd: p.dir,
+        env: { ...p.env, WF_BUILTIN_TRACE: trace, WF_LOAD_TRACE: `${trace}.files` },
+        encoding: 'utf8',
+      });
+      expect(out.status, out.stderr).toBe(0);
+      const builtins = readFileSync(trace, 'utf8').trim().split('\n');
+      expect(builtins).toContain('node:fs');
+      expect(builtins).not.toContain('node:crypto');
+    },
+  );
+
+  it.each([['runs'], ['show', 'last']])(
     'wf %s loads the bin and the bundle only: no parser, engine or sandbox',
     (...args) => {
       expect(loaded(args)).toEqual(BIN_AND_BUNDLE);
@@ -137,10 +182,36 @@ describe('the bundle', () => {
     expect(bundle.startsWith('"use strict";\n')).toBe(true);
   });
 
-  it('reaches the engine, the sandbox, the parser and Restate through import(), never require()', () => {
-    for (const name of ['@wf/engine', '@wf/sandbox', '@wf/source-contract', '@wf/restate']) {
-      expect(bundle, name).toContain(`import("${name}")`);
+  it('reaches the engine bundle only when a verb imports the engine, the sandbox or the contract', () => {
+    // Each becomes a lazy module of its own whose body is the require: it runs when the import() does.
+    const shims = [...bundle.matchAll(/"wf-engine-bundle:([^"]+)"\([^)]*\) \{\n\s+(.*)\n/g)];
+    expect(shims.map((m) => [m[1], m[2]])).toEqual(
+      expect.arrayContaining([
+        ['@wf/engine', 'module2.exports = require("./engine.cjs").m0;'],
+        ['@wf/sandbox', 'module2.exports = require("./engine.cjs").m1;'],
+        ['@wf/source-contract', 'module2.exports = require("./engine.cjs").m2;'],
+      ]),
+    );
+    // Nowhere else: no verb loads it at start-up (the light verbs' traces above say the same).
+    expect(bundle.split('require("./engine.cjs")').length - 1).toBe(3);
+    for (const name of ['@wf/engine', '@wf/sandbox', '@wf/source-contract'])
       expect(bundle, name).not.toContain(`require("${name}")`);
-    }
+    // Restate, and the engine and sandbox its verbs import beside it, stay ES modules.
+    expect(bundle).toContain('import("@wf/restate")');
+    expect(bundle).not.toContain('require("@wf/restate")');
+  });
+});
+
+describe('the engine bundle', () => {
+  const engine = readFileSync(join(cli.REPO, 'apps', 'cli', 'dist', 'cli', 'engine.cjs'), 'utf8');
+
+  it('is strict code that finds its workers and the parser where their packages are installed', () => {
+    expect(engine.startsWith('"use strict";\n')).toBe(true);
+    // esbuild turns an import.meta it cannot keep into an empty `import_meta` object
+    expect(engine).not.toContain('import_meta');
+    expect(engine).toContain('__wf_module_url("@wf/sandbox", "dist/internal/pool-worker.js")');
+    expect(engine).toContain('__wf_module_url("@wf/engine", "dist/internal/schema-pool.js")');
+    expect(engine).toContain('__wf_module_url("@wf/source-contract", "dist/check.js")');
+    expect(engine).not.toContain('require("@wf/restate")');
   });
 });

@@ -20,12 +20,12 @@ import {
   invalidName,
   KIND_RANK,
   locate,
-  mapBounded,
   openRoot,
   parseFileName,
   readCapsule,
 } from './catalog-names.js';
 import { isWorkflowName } from './capsule-text.js';
+import { mapBounded } from './map-bounded.js';
 import { ioError, type SafeDir, withDir } from './safe-dir.js';
 
 /** The winning file per name in one root, with the kind and whether it is a regular file. */

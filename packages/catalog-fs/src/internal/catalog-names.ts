@@ -1,6 +1,6 @@
 // Catalog state and names: the options resolved once into CatalogState, file names per entry kind,
 // archive ids, root opening, entry descriptions, capsule reading and the checks before a write.
-import { randomBytes } from 'node:crypto';
+import { randomBytes } from './crypto.js';
 import * as fsp from 'node:fs/promises';
 import { join } from 'node:path';
 import type { WorkflowCapsule } from '@wf/bridge';
@@ -100,23 +100,6 @@ export async function inode(path: string): Promise<number | undefined> {
   } catch {
     return undefined;
   }
-}
-
-export async function mapBounded<T, R>(
-  items: readonly T[],
-  limit: number,
-  fn: (item: T) => Promise<R>,
-): Promise<R[]> {
-  const out = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return out;
 }
 
 export async function unlinkQuiet(path: string): Promise<void> {

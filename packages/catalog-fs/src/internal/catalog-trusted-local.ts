@@ -1,6 +1,6 @@
 // Trusted-local import: only on an explicit confirmation (invariant 10), re-resolved from the root
 // (an entry's path is display data) and cache-busted by content hash.
-import { createHash } from 'node:crypto';
+import { createHash } from './crypto.js';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { CatalogFsCode, CatalogFsError, type Result } from '../errors.js';

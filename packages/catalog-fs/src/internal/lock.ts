@@ -1,7 +1,7 @@
 // A cross-process lock file per catalog root, held only for the few syscalls of a mutation
 // (replace, rename, delete, intent replay). A lock whose holder died is broken under a second
 // "breaker" lock, so two processes never both break and re-take it.
-import { randomBytes } from 'node:crypto';
+import { randomBytes } from './crypto.js';
 import { constants } from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import { CatalogFsError } from '../errors.js';
@@ -11,7 +11,7 @@ import {
   HOSTNAME,
   ioError,
   isPidAlive,
-  PROCESS_TOKEN,
+  processToken,
   type SafeDir,
 } from './safe-dir.js';
 
@@ -87,7 +87,7 @@ async function tryCreate(dir: SafeDir, name: string, content: string): Promise<b
 async function breakIfStale(dir: SafeDir, seen: string, options: LockOptions): Promise<void> {
   const breaker = JSON.stringify({
     pid: process.pid,
-    token: PROCESS_TOKEN,
+    token: processToken(),
     host: HOSTNAME,
     at: Date.now(),
   });
@@ -127,7 +127,7 @@ export async function withLock<T>(
 ): Promise<T> {
   const mine = JSON.stringify({
     pid: process.pid,
-    token: PROCESS_TOKEN,
+    token: processToken(),
     host: HOSTNAME,
     at: Date.now(),
     nonce: randomBytes(6).toString('hex'),

@@ -1,6 +1,6 @@
 // The run store's state and on-disk layout: options resolved once into RunStoreState, the
 // partition rule, run directories, snapshots and aliases, and the run summaries built from them.
-import { createHash } from 'node:crypto';
+import { createHash } from './crypto.js';
 import type * as fsp from 'node:fs/promises';
 import { readdir, realpath } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
@@ -19,7 +19,7 @@ import {
   noteRead,
   openChildDir,
   openRootDir,
-  PROCESS_TOKEN,
+  processToken,
   readRegularFile,
   type SafeDir,
   withDir,
@@ -288,7 +288,7 @@ export function ownerGone(
   if (liveRun(s, runId)) return false;
   const owner = snapshot.owner;
   if (!owner || typeof owner.pid !== 'number') return true;
-  if (owner.host === HOSTNAME && owner.pid === process.pid && owner.token === PROCESS_TOKEN) {
+  if (owner.host === HOSTNAME && owner.pid === process.pid && owner.token === processToken()) {
     // Ours, but no store in this process holds it live: its store was closed or dropped.
     return true;
   }

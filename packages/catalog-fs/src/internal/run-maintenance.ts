@@ -1,6 +1,6 @@
 // The run store's maintenance: display aliases, deletion (never of an active run, invariant 9),
 // retention, and flushing or closing live runs. Crash recovery lives in run-recovery.ts.
-import { randomBytes } from 'node:crypto';
+import { randomBytes } from './crypto.js';
 import * as fsp from 'node:fs/promises';
 import { CatalogFsCode, CatalogFsError, type Result } from '../errors.js';
 import { fail } from './failure.js';

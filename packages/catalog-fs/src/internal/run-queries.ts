@@ -21,6 +21,7 @@ import {
   runIds,
   summarize,
 } from './run-layout.js';
+import { mapBounded } from './map-bounded.js';
 import { appendIndex, type IndexLine, scanStore } from './run-index.js';
 import { recoverScanned } from './run-recovery.js';
 import { flushRun } from './run-recorder.js';
@@ -121,11 +122,14 @@ export async function listRecentRuns(
     await appendIndex(base, repair);
     // Stable sort over ids in name order: the same order listRuns gives.
     if (!pick) order.sort((a, b) => b.startedAt - a.startedAt);
-    const runs: RunSummary[] = [];
-    for (const { runId } of order.slice(0, keep)) {
-      const summary = read.get(runId) ?? (await summarize(s, base, runId));
-      if (summary) runs.push(summary);
-    }
+    // Read side by side: one at a time, each run's four or five file operations waited on the
+    // thread pool in turn (measured: a third of `wf runs`' 115 ms on 10 runs was that wait).
+    const summaries = await mapBounded(
+      order.slice(0, keep),
+      SUMMARY_READS,
+      async ({ runId }) => read.get(runId) ?? (await summarize(s, base, runId)),
+    );
+    const runs = summaries.filter((x): x is RunSummary => x !== undefined);
     return {
       runs,
       total,
@@ -135,6 +139,9 @@ export async function listRecentRuns(
     await base.close();
   }
 }
+
+/** Runs whose files listRecent reads at once (each holds two descriptors while it reads). */
+const SUMMARY_READS = 8;
 
 /** Up to this many runs, listRecent picks the newest in one sweep instead of sorting them all. */
 const PICK_MAX = 100;

@@ -1,6 +1,6 @@
 // The run recorder: the write side of the run store (the engine's RunRecorder port). Lines are
 // buffered per live run and appended in batches under the fsync policy; run.json is coalesced.
-import { createHash } from 'node:crypto';
+import { createHash } from './crypto.js';
 import { constants } from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import { CatalogFsCode, CatalogFsError, isCatalogFsError } from '../errors.js';
@@ -31,7 +31,7 @@ import {
   HOSTNAME,
   ioError,
   openChildDir,
-  PROCESS_TOKEN,
+  processToken,
   type SafeDir,
   withDir,
   writeFileAtomic,
@@ -278,7 +278,7 @@ export async function beginRun(
         ...(run.simulated === undefined ? {} : { simulated: run.simulated }),
         owner: {
           pid: process.pid,
-          token: PROCESS_TOKEN,
+          token: processToken(),
           host: HOSTNAME,
           leaseUntil: now + s.leaseMs,
         },
@@ -319,7 +319,7 @@ export async function beginRun(
           if (live.writeError !== undefined) void flushRun(s, live, true);
           live.snapshot.owner = {
             pid: process.pid,
-            token: PROCESS_TOKEN,
+            token: processToken(),
             host: HOSTNAME,
             leaseUntil: Date.now() + s.leaseMs,
           };

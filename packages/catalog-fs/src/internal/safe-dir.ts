@@ -2,7 +2,7 @@
 // on Linux, later addressed as /proc/self/fd/<fd>/<name>: the kernel resolves that through the open
 // descriptor, so a component swapped for a symlink after the check cannot redirect the operation
 // (invariant 8: no symlinks anywhere on the path, every path below its root).
-import { randomBytes } from 'node:crypto';
+import { randomBytes } from './crypto.js';
 import { constants, existsSync } from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import { hostname } from 'node:os';
@@ -14,8 +14,13 @@ const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK
 /** Linux gives us openat-like semantics through /proc; elsewhere we fall back to checked paths. */
 export const FD_PATHS: boolean = process.platform === 'linux' && existsSync('/proc/self/fd');
 
-/** Identifies this process in temp and lock names (pid alone can be reused). */
-export const PROCESS_TOKEN: string = randomBytes(6).toString('hex');
+let token: string | undefined;
+
+/** Identifies this process in temp and lock names (pid alone can be reused). Made on first use. */
+export function processToken(): string {
+  token ??= randomBytes(6).toString('hex');
+  return token;
+}
 export const HOSTNAME: string = hostname();
 
 export interface ErrorCodes {
@@ -377,7 +382,7 @@ export async function readRegularFileFrom(
 export const TEMP_PREFIX = '.wf-tmp-';
 
 export function newTempName(suffix = ''): string {
-  return `${TEMP_PREFIX}${process.pid}-${PROCESS_TOKEN}-${randomBytes(6).toString('hex')}${suffix}`;
+  return `${TEMP_PREFIX}${process.pid}-${processToken()}-${randomBytes(6).toString('hex')}${suffix}`;
 }
 
 /** Whether a temp file may be removed: its writer is gone, or it is old. */
@@ -385,7 +390,7 @@ export function isAbandonedTemp(name: string, mtimeMs: number, now: number): boo
   const match = /^\.wf-tmp-(\d+)-([0-9a-f]+)-/.exec(name);
   if (!match) return now - mtimeMs > 3_600_000;
   const pid = Number(match[1]);
-  if (match[2] === PROCESS_TOKEN && pid === process.pid) return false;
+  if (pid === process.pid && match[2] === processToken()) return false;
   if (!isPidAlive(pid)) return true;
   return now - mtimeMs > 3_600_000;
 }
