@@ -63,9 +63,14 @@ it('a SIGKILLed run resumes from its journal with the uninterrupted result', asy
 
   const loaded = await recorder.load?.(runId);
   const journal = loaded?.journal ?? [];
-  const journaledChildren = journal
-    .filter((e) => e.outcome.ok && (e.method === 'runAgent' || e.method === 'wait'))
-    .map((e) => (e.outcome as { value: { value: { name: string } } }).value.value.name);
+  // a spawned child counts once its child-result record is journaled, waited for or not
+  const journaledChildren = [
+    ...new Set(
+      journal
+        .filter((e) => e.outcome.ok && ['runAgent', 'wait', 'child-result'].includes(e.method))
+        .map((e) => (e.outcome as { value: { value: { name: string } } }).value.value.name),
+    ),
+  ];
   expect(journaledChildren.length).toBeGreaterThanOrEqual(6);
 
   const agents = createSimulatedAgents({ seed: 3 });

@@ -56,9 +56,14 @@ describe('journal and resume', () => {
       expect(original.done.status).toBe('completed');
       const journal = inner.get(`run-cut-${cut}`)?.journal ?? [];
       expect(journal).toHaveLength(cut);
-      const journaledChildren = journal
-        .filter((e) => e.outcome.ok && (e.method === 'runAgent' || e.method === 'wait'))
-        .map((e) => (e.outcome as { value: { value: { name: string } } }).value.value.name);
+      // a spawned child counts once its child-result record is journaled, waited for or not
+      const journaledChildren = [
+        ...new Set(
+          journal
+            .filter((e) => e.outcome.ok && ['runAgent', 'wait', 'child-result'].includes(e.method))
+            .map((e) => (e.outcome as { value: { value: { name: string } } }).value.value.name),
+        ),
+      ];
       expect(journaledChildren.length).toBeGreaterThan(0);
 
       const agents = createSimulatedAgents({ seed: 3 });

@@ -204,6 +204,113 @@ describe('Journal', () => {
   });
 });
 
+describe('child-result records', () => {
+  const child = (settleSeq: number, taskId: string): JournalEntry => ({
+    seq: 0,
+    settleSeq,
+    method: 'child-result',
+    input: { taskId, name: taskId },
+    outcome: {
+      ok: true,
+      value: { value: { taskId, kind: 'task', text: 'done', status: 'completed' } },
+    },
+    settledAt: 5,
+  });
+  const call = (seq: number, settleSeq: number): JournalEntry => ({
+    seq,
+    settleSeq,
+    method: 'a',
+    input: {},
+    outcome: { ok: true, value: seq },
+    settledAt: 10 * seq,
+  });
+
+  it('a live child result takes the next settleSeq, stores its answer once and sets no clock', async () => {
+    const recorded: JournalEntry[] = [];
+    const j = new Journal({ record: (e) => recorded.push(e), onDiverged: () => {}, stallMs: 1000 });
+    const clock: number[] = [];
+    await j.wrap('a', async () => 'x')({}, ctx(clock));
+    j.recordChild('task-1', 'quick', {
+      taskId: 'task-1',
+      kind: 'task',
+      finalText: 'answer',
+      text: 'answer',
+    });
+    await j.wrap('a', async () => 'y')({}, ctx(clock));
+    expect(recorded.map((e) => [e.seq, e.settleSeq, e.method])).toEqual([
+      [1, 1, 'a'],
+      [0, 2, 'child-result'],
+      [2, 3, 'a'],
+    ]);
+    expect(recorded[1]?.input).toEqual({ taskId: 'task-1', name: 'quick' });
+    // compacted like any task result: `finalText` is put back when the entry is read
+    expect(recorded[1]?.outcome).toEqual({
+      ok: true,
+      value: { value: { taskId: 'task-1', kind: 'task', text: 'answer' } },
+    });
+    expect(clock).toHaveLength(2);
+  });
+
+  it('replays child results in their place in the sequence without a waiting call, and re-records them', async () => {
+    const recorded: JournalEntry[] = [];
+    const replayed: string[] = [];
+    let drained = false;
+    const j = new Journal({
+      record: (e, again) => {
+        if (again) recorded.push(e);
+      },
+      // a leading record (no call before it) and one between two calls
+      replay: [child(1, 'task-1'), call(1, 2), child(3, 'task-2'), call(2, 4)],
+      onReplay: (e) => replayed.push(`${e.method}:${e.settleSeq}`),
+      onDrained: () => {
+        drained = true;
+      },
+      onDiverged: () => {},
+      stallMs: 1000,
+    });
+    const cap = j.wrap('a', async () => 'live');
+    expect(await cap({}, ctx([]))).toBe(1);
+    expect(await cap({}, ctx([]))).toBe(2);
+    await tick();
+    expect(drained).toBe(true);
+    expect(replayed).toEqual(['child-result:1', 'a:2', 'child-result:3', 'a:4']);
+    expect(recorded.map((e) => e.settleSeq)).toEqual([1, 2, 3, 4]);
+    expect(j.replaying).toBe(false);
+  });
+
+  it('a journal of child results only drains without any call', async () => {
+    let drained = false;
+    new Journal({
+      record: () => {},
+      replay: [child(1, 'task-1')],
+      onDrained: () => {
+        drained = true;
+      },
+      onDiverged: () => {},
+      stallMs: 1000,
+    });
+    await tick();
+    expect(drained).toBe(true);
+  });
+
+  it('a child settling live during replay is recorded after the journaled entries', async () => {
+    const recorded: JournalEntry[] = [];
+    const j = new Journal({
+      record: (e) => recorded.push(e),
+      replay: [call(1, 1)],
+      onDiverged: () => {},
+      stallMs: 1000,
+    });
+    j.recordChild('task-9', 'late', { taskId: 'task-9', kind: 'task', text: 't' });
+    expect(recorded).toEqual([]);
+    await j.wrap('a', async () => 'live')({}, ctx([]));
+    expect(recorded.map((e) => [e.settleSeq, e.method])).toEqual([
+      [1, 'a'],
+      [2, 'child-result'],
+    ]);
+  });
+});
+
 describe('semaphore and pause gate', () => {
   it('grants FIFO up to capacity, releases once, and drops aborted waiters', async () => {
     const sem = createSemaphore(2);

@@ -2,13 +2,28 @@
 // order (settleSeq), input, outcome and the logical time it was delivered at. On resume the same
 // wrapper answers journaled calls from the journal, releasing them strictly in their recorded
 // delivery order, and holds live answers until the journal is drained (invariant 5: same
-// deliveries in the same order give the same guest behaviour).
+// deliveries in the same order give the same guest behaviour). A spawned child's result is also
+// journaled when the child settles (a `child-result` record, in the same delivery sequence), so a
+// resume answers the guest's later wf.wait from it instead of launching the child again.
 import { EngineError } from '../errors.js';
 import type { JournalEntry } from '../ports.js';
 import type { HostCallContext } from '../types.js';
 import { jsonText } from './json.js';
 
 export type Capability = (input: unknown, ctx: HostCallContext) => Promise<unknown>;
+
+/**
+ * The method of a `child-result` record: a spawned child's TaskResult, journaled when the child
+ * settles, not when the guest waits for it. Not a host call name (no guest can issue it): its
+ * `seq` is 0, its `input` is `{ taskId, name }`, its outcome `{ ok: true, value: { value:
+ * TaskResult } }`, shaped as a wf.wait answer. It takes the next settleSeq like a delivery, so a
+ * store that keeps deliveries in sequence (Restate) keeps it too; it sets no guest clock.
+ */
+export const CHILD_RESULT = 'child-result';
+
+export function isChildResult(entry: JournalEntry): boolean {
+  return entry.method === CHILD_RESULT;
+}
 
 export interface JournalOptions {
   /** `replayed`: the entry is a journaled answer of the resumed run, delivered again. */
@@ -50,9 +65,12 @@ export class Journal {
   constructor(options: JournalOptions) {
     this.options = options;
     const replay = (options.replay ?? []).map(expandEntry);
-    for (const e of replay) this.bySeq.set(e.seq, e);
+    // Child results answer no guest call: they are never looked up by issue order.
+    for (const e of replay) if (!isChildResult(e)) this.bySeq.set(e.seq, e);
     this.order = [...replay].sort((a, b) => a.settleSeq - b.settleSeq);
     this.drained = this.order.length === 0;
+    // Child results ahead of every journaled call wait for no call: released at once.
+    if (this.order[0] && isChildResult(this.order[0])) this.schedulePump();
   }
 
   get replaying(): boolean {
@@ -93,6 +111,29 @@ export class Journal {
         (error) => this.settleLive(seq, method, input, ctx, { ok: false, error }),
       );
     };
+  }
+
+  /**
+   * A spawned child settled live: its result is journaled now, whether or not the guest ever
+   * waits for it. During replay it is held, as live answers are, until the journal is drained.
+   */
+  recordChild(taskId: string, name: string, result: unknown): void {
+    const write = (): void => {
+      this.settleSeq += 1;
+      this.options.record(
+        compactEntry({
+          seq: 0,
+          settleSeq: this.settleSeq,
+          method: CHILD_RESULT,
+          input: { taskId, name },
+          outcome: { ok: true, value: { value: result } },
+          settledAt: Date.now(),
+        }),
+        false,
+      );
+    };
+    if (this.drained) write();
+    else this.held.push(write);
   }
 
   private settleLive(
@@ -162,6 +203,18 @@ export class Journal {
     this.stallTimer = undefined;
     while (this.next < this.order.length) {
       const entry = this.order[this.next] as JournalEntry;
+      if (isChildResult(entry)) {
+        // No call waits for it: it is re-recorded and applied in its place in the sequence.
+        this.next += 1;
+        this.settleSeq = entry.settleSeq;
+        this.options.record(compactEntry(entry), true);
+        try {
+          this.options.onReplay?.(entry);
+        } catch {
+          // best effort, as for calls
+        }
+        continue;
+      }
       const w = this.waiting.get(entry.seq);
       if (!w) break;
       this.waiting.delete(entry.seq);
