@@ -11,6 +11,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createEngine, createSimulatedAgents } from '../src/index.js';
 import { createFileRecorder } from './fixtures/file-recorder.js';
 import { REVIEW_ARGS, REVIEW_MANIFEST, REVIEW_SOURCE } from './fixtures/review-flow.js';
+import { SPAWN_MANIFEST, SPAWN_SOURCE, spawnAgents } from './fixtures/spawn-flow.js';
 import { runToEnd } from './helpers.js';
 
 let sandbox: Sandbox;
@@ -93,5 +94,54 @@ it('a SIGKILLed run resumes from its journal with the uninterrupted result', asy
       startTime: 1_700_000_000_000,
     },
   );
+  expect(done.result).toEqual(reference.done.result);
+}, 60_000);
+
+it('a spawned child that completed before the SIGKILL, never waited for, is not launched again', async () => {
+  const recorder = createFileRecorder(root);
+  const runId = 'run-crashed-spawn';
+  const proc = spawn(
+    process.execPath,
+    ['--import', 'tsx', '--conditions=@wf/source', child, root, runId, 'spawn'],
+    { cwd: engineDir, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let output = '';
+  proc.stdout.on('data', (d) => {
+    output += String(d);
+  });
+  proc.stderr.on('data', (d) => {
+    output += String(d);
+  });
+  const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+    proc.on('exit', (_code, signal) => resolve(signal)),
+  );
+  // Kill once the quick child's result is journaled; `slow` runs for a minute, so no wait yet.
+  const quickRecorded = async () =>
+    ((await recorder.load?.(runId))?.journal ?? []).some((e) => e.method === 'child-result');
+  const deadline = Date.now() + 40_000;
+  while (!(await quickRecorded())) {
+    if (Date.now() > deadline || proc.exitCode !== null) {
+      throw new Error(`child did not progress: ${output}`);
+    }
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  proc.kill('SIGKILL');
+  expect(await exited).toBe('SIGKILL');
+  const journal = (await recorder.load?.(runId))?.journal ?? [];
+  expect(journal.some((e) => e.method === 'wait')).toBe(false);
+
+  const agents = spawnAgents(1);
+  const done = await (await createEngine({ agents, sandbox, recorder }).resume(runId)).done;
+  expect(done.error).toBeUndefined();
+  expect(done.status).toBe('completed');
+  expect(agents.requests().map((r) => r.name)).toEqual(['slow']);
+  expect(done.cost.cacheHits).toBe(1);
+  const reference = await runToEnd(createEngine({ agents: spawnAgents(1), sandbox }), {
+    workflow: { manifest: SPAWN_MANIFEST, source: SPAWN_SOURCE },
+    args: {},
+    trust: 'capability-generated',
+    seed: 42,
+    startTime: 1_700_000_000_000,
+  });
   expect(done.result).toEqual(reference.done.result);
 }, 60_000);
