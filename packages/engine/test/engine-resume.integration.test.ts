@@ -42,7 +42,7 @@ function cutAfter(keep: number) {
 }
 
 describe('journal and resume', () => {
-  it.each([3, 7, 12])(
+  it.each([3, 7, 12, 13])(
     'resumes a run cut after %i journal entries without re-running journaled children, with the uninterrupted result',
     async (cut) => {
       const referenceAgents = createSimulatedAgents({ seed: 3 });
@@ -61,7 +61,9 @@ describe('journal and resume', () => {
         ...new Set(
           journal
             .filter((e) => e.outcome.ok && ['runAgent', 'wait', 'child-result'].includes(e.method))
-            .map((e) => (e.outcome as { value: { value: { name: string } } }).value.value.name),
+            .map((e) => (e.outcome as { value: { value: { name: string } } }).value.value.name)
+            // a wait answer that refers to its child-result record names no child: the record does
+            .filter((name) => name !== undefined),
         ),
       ];
       expect(journaledChildren.length).toBeGreaterThan(0);

@@ -26,7 +26,7 @@ import {
 } from './engine-state.js';
 import type { EventLog } from './event-log.js';
 import { createHostApi } from './host-api.js';
-import { isChildResult, Journal } from './journal.js';
+import { childResultRef, isChildResult, Journal } from './journal.js';
 import { cloneJson } from './json.js';
 import { preflight } from './preflight.js';
 import { errorInfo } from './run-agent.js';
@@ -159,7 +159,7 @@ export async function execute(e: EngineState, ctx: RunContext): Promise<RunDone>
       // A live answer delivered once the run halted may be shaped by the halt (a stopped child,
       // a refused call): marked, so a resume runs that call again instead of replaying the stop.
       const entry =
-        r.ended && !replayed && !genuineAfterHalt(delivered)
+        r.ended && !replayed && !genuineAfterHalt(delivered, (id) => journal.referencedStatus(id))
           ? { ...delivered, afterHalt: true as const }
           : delivered;
       // Serialised once: the same text is charged here and stored by the recorder.
@@ -290,12 +290,18 @@ function jsonText(value: unknown): string | undefined {
  * (runAgent, wait, a child-result record) and a synthesis that completed. Anything else runs
  * again on resume.
  */
-function genuineAfterHalt(entry: JournalEntry): boolean {
+export function genuineAfterHalt(
+  entry: JournalEntry,
+  referencedStatus: (taskId: string) => unknown,
+): boolean {
   if (!entry.outcome.ok) return false;
   const value = (entry.outcome.value as { value?: unknown } | null)?.value as
     | { status?: unknown; text?: unknown }
     | null
     | undefined;
+  // A wait answer stored as a reference to its child-result record has that record's status.
+  const ref = entry.method === 'wait' ? childResultRef(value) : undefined;
+  if (ref !== undefined) return referencedStatus(ref) === 'completed';
   if (entry.method === 'runAgent' || entry.method === 'wait' || isChildResult(entry))
     return value?.status === 'completed';
   if (entry.method === 'synthesize') return typeof value?.text === 'string';
