@@ -112,3 +112,92 @@ it('records a real engine run and resumes from what it recorded', async () => {
   });
   await reopened.close();
 });
+
+it('on disk, a spawned child that completed before a stop is answered from the journal on resume', async () => {
+  const SPAWN = `async function run(wf) {
+  const t = await wf.spawnAgent({ name: 'quick', prompt: 'q', readOnly: true });
+  const s = await wf.runAgent({ name: 'slow', prompt: 's', readOnly: true });
+  const q = await wf.wait(t.taskId);
+  return [q.status, s.status, q.text];
+}`;
+  const agents = (slowMs: number) =>
+    createSimulatedAgents({
+      seed: 5,
+      respond: (r) => ({ delayMs: r.name === 'quick' ? 1 : slowMs }),
+    });
+  const engine = createEngine({ agents: agents(60_000), recorder: store });
+  engines.push(engine);
+  const handle = await engine.start({
+    workflow: { manifest: MANIFEST, source: SPAWN },
+    trust: 'capability-generated',
+    runId: 'run-spawn',
+    seed: 11,
+    startTime: 1_700_000_000_000,
+  });
+  for await (const e of handle.events) {
+    if (e.type === 'agent-completed' && e.data.name === 'quick') handle.stop('stopped by the test');
+  }
+  expect((await handle.done).status).toBe('stopped');
+  // the record is a journal.jsonl line like any other, and load() returns it
+  const lines = readFileSync(
+    join(dir, '.dsh', 'workflow-runs', 'run-spawn', 'journal.jsonl'),
+    'utf8',
+  )
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as { method: string; afterHalt?: true });
+  expect(lines.filter((e) => e.method === 'child-result' && !e.afterHalt)).toHaveLength(1);
+
+  const reopened = await openRunStore({ project: dir });
+  const again = agents(1);
+  const resumer = createEngine({ agents: again, recorder: reopened });
+  engines.push(resumer);
+  const resumed = await drive(await resumer.resume('run-spawn', { runId: 'run-spawn-2' }));
+  expect(resumed.done.error).toBeUndefined();
+  expect(resumed.done.status).toBe('completed');
+  expect(again.requests().map((r) => r.name)).toEqual(['slow']);
+  expect(resumed.done.cost.cacheHits).toBe(1);
+  const carried = await reopened.load('run-spawn-2');
+  expect(carried?.journal.filter((e) => e.method === 'child-result')).toHaveLength(1);
+  await reopened.close();
+});
+
+it('on disk, a wf.wait answer that repeats a child-result record is a reference line, and resume reads it back', async () => {
+  const SPAWN = `async function run(wf) {
+  const t = await wf.spawnAgent({ name: 'quick', prompt: 'q', readOnly: true });
+  const q = await wf.wait(t.taskId);
+  return [q.status, q.text, q.finalText === q.text, Object.keys(q)];
+}`;
+  const start = (runId: string) => ({
+    workflow: { manifest: MANIFEST, source: SPAWN },
+    trust: 'capability-generated' as const,
+    runId,
+    seed: 11,
+    startTime: 1_700_000_000_000,
+  });
+  const engine = createEngine({ agents: createSimulatedAgents({ seed: 5 }), recorder: store });
+  engines.push(engine);
+  const first = await drive(await engine.start(start('run-ref')));
+  expect(first.done.status).toBe('completed');
+  const text = (first.done.result as [string, string])[1];
+  const file = readFileSync(join(dir, '.dsh', 'workflow-runs', 'run-ref', 'journal.jsonl'), 'utf8');
+  // the child's answer is on disk once: the wait line refers to the record line
+  expect(file.split(JSON.stringify(text).slice(1, -1)).length - 1).toBe(1);
+  const lines = file
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as { method: string; outcome: { value: { value: unknown } } });
+  expect(lines.find((e) => e.method === 'wait')?.outcome.value.value).toEqual({
+    childResultOf: 'task-1',
+  });
+
+  const reopened = await openRunStore({ project: dir });
+  const agents = createSimulatedAgents({ seed: 5 });
+  const resumer = createEngine({ agents, recorder: reopened });
+  engines.push(resumer);
+  const resumed = await drive(await resumer.resume('run-ref', { runId: 'run-ref-2' }));
+  expect(resumed.done.error).toBeUndefined();
+  expect(resumed.done.result).toEqual(first.done.result);
+  expect(agents.requests()).toHaveLength(0);
+  await reopened.close();
+});

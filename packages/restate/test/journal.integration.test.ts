@@ -1,5 +1,6 @@
 // The run journal against the real server: a delivery burst goes in one append request, a stale
-// attempt's different delivery is refused (WF_RESTATE_JOURNAL_CONFLICT), an identical copy is not.
+// attempt's different delivery is refused (WF_RESTATE_JOURNAL_CONFLICT), an identical copy is not,
+// and the engine's child-result records are kept in the delivery sequence.
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createSimulatedAgents, type JournalEntry } from '@wf/engine';
@@ -97,6 +98,39 @@ describe('restate journal', () => {
       blobs(),
     );
     expect(reloaded.entries).toEqual([1, 2, 3, 4].map((n) => entry(n)));
+  }, 60_000);
+
+  it('keeps a child-result record in the delivery sequence and returns it to a continued run', async () => {
+    // The engine journals a spawned child's result when it settles, with the next settleSeq: a
+    // record between deliveries, appended in sequence like them (no gap, nothing out of order).
+    const child: JournalEntry = {
+      seq: 0,
+      settleSeq: 2,
+      method: 'child-result',
+      input: { taskId: 'task-1', name: 'quick' },
+      outcome: {
+        ok: true,
+        value: { value: { taskId: 'task-1', kind: 'task', status: 'completed', text: 'q' } },
+      },
+      settledAt: 1_700_000_000_002,
+    };
+    const failures: unknown[] = [];
+    const signal = new AbortController().signal;
+    const journal = await openRestateJournal(
+      ingress,
+      'child',
+      signal,
+      (e) => failures.push(e),
+      blobs(),
+      0,
+    );
+    journal.append(entry(1));
+    journal.append(child);
+    journal.append({ ...entry(3), seq: 2 });
+    await journal.flushed();
+    expect(failures).toEqual([]);
+    const reloaded = await openRestateJournal(ingress, 'child', signal, () => {}, blobs());
+    expect(reloaded.entries).toEqual([entry(1), child, { ...entry(3), seq: 2 }]);
   }, 60_000);
 
   it("refuses a stale attempt's different delivery and accepts an identical copy", async () => {

@@ -26,7 +26,7 @@ import {
 } from './engine-state.js';
 import type { EventLog } from './event-log.js';
 import { createHostApi } from './host-api.js';
-import { Journal } from './journal.js';
+import { childResultRef, isChildResult, Journal } from './journal.js';
 import { cloneJson } from './json.js';
 import { preflight } from './preflight.js';
 import { errorInfo } from './run-agent.js';
@@ -159,7 +159,7 @@ export async function execute(e: EngineState, ctx: RunContext): Promise<RunDone>
       // A live answer delivered once the run halted may be shaped by the halt (a stopped child,
       // a refused call): marked, so a resume runs that call again instead of replaying the stop.
       const entry =
-        r.ended && !replayed && !genuineAfterHalt(delivered)
+        r.ended && !replayed && !genuineAfterHalt(delivered, (id) => journal.referencedStatus(id))
           ? { ...delivered, afterHalt: true as const }
           : delivered;
       // Serialised once: the same text is charged here and stored by the recorder.
@@ -181,6 +181,10 @@ export async function execute(e: EngineState, ctx: RunContext): Promise<RunDone>
     onDiverged: (error) => r.fail(error),
     stallMs: e.limits.replayStallMs,
   });
+  // A spawned child's result is journaled when it settles, charged to maxJournalBytes above: a
+  // resume then answers a later wf.wait from it instead of launching the child again. At most
+  // one record per admitted child, so maxAgents bounds how many there are.
+  r.recordChild = (task, result) => journal.recordChild(task.taskId, task.name, result);
   const caps = capabilities(r, { depth: start.nested ? 1 : 0, workflow: name }, journal);
 
   let outcome:
@@ -272,10 +276,6 @@ export async function execute(e: EngineState, ctx: RunContext): Promise<RunDone>
   return start.nested ? { ...done, nested: { lastTaskSeq: r.taskSeq, agents: r.admitted } } : done;
 }
 
-/**
- * After a halt, only answers the halt cannot have shaped stay replayable: a child that completed
- * (runAgent, wait) and a synthesis that completed. Anything else runs again on resume.
- */
 /** `JSON.stringify(value)`, or undefined when it cannot be serialised (charged as 0, as before). */
 function jsonText(value: unknown): string | undefined {
   try {
@@ -285,23 +285,38 @@ function jsonText(value: unknown): string | undefined {
   }
 }
 
-function genuineAfterHalt(entry: JournalEntry): boolean {
+/**
+ * After a halt, only answers the halt cannot have shaped stay replayable: a child that completed
+ * (runAgent, wait, a child-result record) and a synthesis that completed. Anything else runs
+ * again on resume.
+ */
+export function genuineAfterHalt(
+  entry: JournalEntry,
+  referencedStatus: (taskId: string) => unknown,
+): boolean {
   if (!entry.outcome.ok) return false;
   const value = (entry.outcome.value as { value?: unknown } | null)?.value as
     | { status?: unknown; text?: unknown }
     | null
     | undefined;
-  if (entry.method === 'runAgent' || entry.method === 'wait') return value?.status === 'completed';
+  // A wait answer stored as a reference to its child-result record has that record's status.
+  const ref = entry.method === 'wait' ? childResultRef(value) : undefined;
+  if (ref !== undefined) return referencedStatus(ref) === 'completed';
+  if (entry.method === 'runAgent' || entry.method === 'wait' || isChildResult(entry))
+    return value?.status === 'completed';
   if (entry.method === 'synthesize') return typeof value?.text === 'string';
   return false;
 }
 
 /** The capability chain for one scope: run admission -> (journal) -> validated dispatch -> handler. */
 export function capabilities(run: Run, scope: RunScope, journal?: Journal): Record<string, Cap> {
-  const dispatched = createHostDispatch(run.handlers(scope), {
-    taskIds: run.tasks,
-    state: () => run.state(),
-  }) as Record<HostCall, Cap>;
+  const dispatched = createHostDispatch(
+    run.handlers(journal ? { ...scope, journaled: true } : scope),
+    {
+      taskIds: run.tasks,
+      state: () => run.state(),
+    },
+  ) as Record<HostCall, Cap>;
   const out: Record<string, Cap> = Object.create(null);
   for (const method of HOST_CALLS) {
     const admitted: Cap = (input, ctx) => {

@@ -2,13 +2,57 @@
 // order (settleSeq), input, outcome and the logical time it was delivered at. On resume the same
 // wrapper answers journaled calls from the journal, releasing them strictly in their recorded
 // delivery order, and holds live answers until the journal is drained (invariant 5: same
-// deliveries in the same order give the same guest behaviour).
+// deliveries in the same order give the same guest behaviour). A spawned child's result is also
+// journaled when the child settles (a `child-result` record, in the same delivery sequence), so a
+// resume answers the guest's later wf.wait from it instead of launching the child again. A
+// wf.wait answer identical to the record it follows stores a reference to it, not the result again.
+import { createHash } from 'node:crypto';
 import { EngineError } from '../errors.js';
 import type { JournalEntry } from '../ports.js';
 import type { HostCallContext } from '../types.js';
 import { jsonText } from './json.js';
 
 export type Capability = (input: unknown, ctx: HostCallContext) => Promise<unknown>;
+
+/**
+ * The method of a `child-result` record: a spawned child's TaskResult, journaled when the child
+ * settles, not when the guest waits for it. Not a host call name (no guest can issue it): its
+ * `seq` is 0, its `input` is `{ taskId, name }`, its outcome `{ ok: true, value: { value:
+ * TaskResult } }`, shaped as a wf.wait answer. It takes the next settleSeq like a delivery, so a
+ * store that keeps deliveries in sequence (Restate) keeps it too; it sets no guest clock.
+ */
+export const CHILD_RESULT = 'child-result';
+
+export function isChildResult(entry: JournalEntry): boolean {
+  return entry.method === CHILD_RESULT;
+}
+
+/**
+ * A child's TaskResult is journaled once. A `wait` answer whose TaskResult is, as stored (after
+ * the `finalText` compaction), the same JSON text as the child-result record this journal already
+ * holds for that taskId stores `{ childResultOf: taskId }` in its place (`outcome.value.value`);
+ * reading the journal puts the record's result back. The reference can be confused neither with
+ * a TaskResult (it has none of `taskId`, `kind`, `text`, and only this one key) nor with guest
+ * data: it is written and read only as the value of a `wait` answer, a position the engine fills
+ * with a TaskResult and no guest value ever reaches. A record always precedes the answers that
+ * refer to it (drive() records a child before resolving its waiters, the journal delivers in that
+ * order, a held live answer is released after the record held before it, and a replayed journal
+ * is re-recorded in its own order). A reference with no record before it fails the resume with
+ * WF_ENGINE_REPLAY_DIVERGED, never hands the guest anything else.
+ */
+export const CHILD_RESULT_REF = 'childResultOf';
+
+/** The taskId a stored `wait` answer refers to, or undefined when it holds a TaskResult. */
+export function childResultRef(value: unknown): string | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const id = (value as Record<string, unknown>)[CHILD_RESULT_REF];
+  return typeof id === 'string' && Object.keys(value).length === 1 ? id : undefined;
+}
+
+/** The digest a record is compared by: bounded memory per child, whatever its answer's size. */
+function digest(text: string): string {
+  return createHash('sha256').update(text).digest('base64');
+}
 
 export interface JournalOptions {
   /** `replayed`: the entry is a journaled answer of the resumed run, delivered again. */
@@ -46,13 +90,35 @@ export class Journal {
   private diverged = false;
   private pumpScheduled = false;
   private readonly options: JournalOptions;
+  /**
+   * Per child-result record written by this journal: the digest of its stored TaskResult text
+   * and its status. At most one record per admitted child, so maxAgents bounds it.
+   */
+  private readonly children = new Map<string, { digest: string; status: unknown }>();
 
   constructor(options: JournalOptions) {
     this.options = options;
-    const replay = (options.replay ?? []).map(expandEntry);
-    for (const e of replay) this.bySeq.set(e.seq, e);
-    this.order = [...replay].sort((a, b) => a.settleSeq - b.settleSeq);
+    let replay: JournalEntry[];
+    let unreadable: EngineError | undefined;
+    try {
+      replay = readJournal(options.replay ?? []);
+    } catch (e) {
+      if (!(e instanceof EngineError)) throw e;
+      replay = [];
+      unreadable = e;
+    }
+    // Child results answer no guest call: they are never looked up by issue order.
+    for (const e of replay) if (!isChildResult(e)) this.bySeq.set(e.seq, e);
+    this.order = replay;
     this.drained = this.order.length === 0;
+    if (unreadable) this.diverge(unreadable);
+    // Child results ahead of every journaled call wait for no call: released at once.
+    else if (this.order[0] && isChildResult(this.order[0])) this.schedulePump();
+  }
+
+  /** The status of the child-result record a stored `wait` answer refers to (afterHalt checks). */
+  referencedStatus(taskId: string): unknown {
+    return this.children.get(taskId)?.status;
   }
 
   get replaying(): boolean {
@@ -95,6 +161,29 @@ export class Journal {
     };
   }
 
+  /**
+   * A spawned child settled live: its result is journaled now, whether or not the guest ever
+   * waits for it. During replay it is held, as live answers are, until the journal is drained.
+   */
+  recordChild(taskId: string, name: string, result: unknown): void {
+    const write = (): void => {
+      this.settleSeq += 1;
+      this.options.record(
+        this.store({
+          seq: 0,
+          settleSeq: this.settleSeq,
+          method: CHILD_RESULT,
+          input: { taskId, name },
+          outcome: { ok: true, value: { value: result } },
+          settledAt: Date.now(),
+        }),
+        false,
+      );
+    };
+    if (this.drained) write();
+    else this.held.push(write);
+  }
+
   private settleLive(
     seq: number,
     method: string,
@@ -110,7 +199,7 @@ export class Journal {
         ? { ok: true, value: outcome.value }
         : { ok: false, error: errorRecord(outcome.error) };
       this.options.record(
-        compactEntry({
+        this.store({
           seq,
           settleSeq: this.settleSeq,
           method,
@@ -144,6 +233,33 @@ export class Journal {
   }
 
   /**
+   * The entry as it is journaled: compacted (compactEntry), and a `wait` answer whose TaskResult
+   * is the child-result record already journaled for it is stored as a reference to it
+   * (CHILD_RESULT_REF). Live and replayed entries alike, so a resumed run's journal has them too.
+   */
+  private store(entry: JournalEntry): JournalEntry {
+    const stored = compactEntry(entry);
+    if (!stored.outcome.ok) return stored;
+    const envelope = stored.outcome.value as { value?: unknown } | null;
+    const result = envelope?.value;
+    if (typeof result !== 'object' || result === null || Array.isArray(result)) return stored;
+    const r = result as Record<string, unknown>;
+    if (!isTaskResult(r)) return stored;
+    const taskId = r.taskId as string;
+    if (isChildResult(stored)) {
+      this.children.set(taskId, { digest: digest(jsonText(r)), status: r.status });
+      return stored;
+    }
+    if (stored.method !== 'wait') return stored;
+    const record = this.children.get(taskId);
+    if (!record || record.digest !== digest(jsonText(r))) return stored;
+    return {
+      ...stored,
+      outcome: { ok: true, value: { ...envelope, value: { [CHILD_RESULT_REF]: taskId } } },
+    };
+  }
+
+  /**
    * Answers are released in a later macrotask, never inside the call: by then every waiting
    * call's promise has its reactions attached, so resolving them in recorded order is the order
    * the sandbox observes (a promise resolved before its caller attached would jump the queue).
@@ -162,13 +278,25 @@ export class Journal {
     this.stallTimer = undefined;
     while (this.next < this.order.length) {
       const entry = this.order[this.next] as JournalEntry;
+      if (isChildResult(entry)) {
+        // No call waits for it: it is re-recorded and applied in its place in the sequence.
+        this.next += 1;
+        this.settleSeq = entry.settleSeq;
+        this.options.record(this.store(entry), true);
+        try {
+          this.options.onReplay?.(entry);
+        } catch {
+          // best effort, as for calls
+        }
+        continue;
+      }
       const w = this.waiting.get(entry.seq);
       if (!w) break;
       this.waiting.delete(entry.seq);
       this.next += 1;
       this.settleSeq = entry.settleSeq;
       w.ctx.setNow(entry.settledAt);
-      this.options.record(compactEntry(entry), true);
+      this.options.record(this.store(entry), true);
       try {
         this.options.onReplay?.(entry);
       } catch {
@@ -278,6 +406,39 @@ export function compactEntry(entry: JournalEntry): JournalEntry {
   if (!entry.outcome.ok) return entry;
   const value = mapResults(entry.outcome.value, 0, dropFinalText);
   return value === entry.outcome.value ? entry : { ...entry, outcome: { ok: true, value } };
+}
+
+/**
+ * A journal as the live run delivered it, in delivery order: each entry expanded (expandEntry)
+ * and each `wait` answer that refers to a child-result record given that record's result. Throws
+ * WF_ENGINE_REPLAY_DIVERGED when a reference has no record before it. Journals without records
+ * or references read as before.
+ */
+export function readJournal(entries: readonly JournalEntry[]): JournalEntry[] {
+  const sorted = [...entries].sort((a, b) => a.settleSeq - b.settleSeq);
+  const records = new Map<string, unknown>();
+  return sorted.map((entry) => {
+    if (!entry.outcome.ok) return expandEntry(entry);
+    const envelope = entry.outcome.value as { value?: unknown } | null;
+    if (isChildResult(entry)) {
+      const r = envelope?.value as { taskId?: unknown } | null | undefined;
+      if (r && typeof r.taskId === 'string') records.set(r.taskId, r);
+      return expandEntry(entry);
+    }
+    const ref = entry.method === 'wait' ? childResultRef(envelope?.value) : undefined;
+    if (ref === undefined) return expandEntry(entry);
+    const record = records.get(ref);
+    if (record === undefined) {
+      throw new EngineError(
+        'WF_ENGINE_REPLAY_DIVERGED',
+        `resume cannot read the journal: the wf.wait answer of call #${entry.seq} refers to the child-result record of ${ref}, which the journal does not hold before it; the journal is incomplete or was edited`,
+      );
+    }
+    return expandEntry({
+      ...entry,
+      outcome: { ok: true, value: { ...envelope, value: record } },
+    });
+  });
 }
 
 /** The entry as the live run delivered it, from either journal format. */

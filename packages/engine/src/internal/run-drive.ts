@@ -79,6 +79,7 @@ export async function drive(run: Run, task: Task): Promise<void> {
     );
     if (isRunControlError(e) && !stopped) run.observe(e);
     task.rejectReady(e);
+    run.childSettled(task, task.result);
     task.resolveDone(task.result);
     return;
   }
@@ -166,6 +167,7 @@ export async function drive(run: Run, task: Task): Promise<void> {
   await settleWithin(() => handle.dispose(), run.deps.limits.stopGraceMs);
   releaseAll();
   run.deps.recorder.update(run.id, { activeAgents: run.cost.active });
+  run.childSettled(task, task.result);
   task.resolveDone(task.result);
 }
 

@@ -14,6 +14,8 @@ export function createRunHandlers(
   return {
     spawnAgent: async (input: TaskInput) => {
       const task = run.admit(input, 'task');
+      // Its driving has not reached a settled result yet (admission only queues it).
+      if (scope.journaled) task.journalResult = true;
       await task.ready;
       return { taskId: task.taskId, name: task.name };
     },

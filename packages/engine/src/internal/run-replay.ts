@@ -1,7 +1,9 @@
 // Replay support (invariant 5): journaled calls reserve the task ids and admissions the recorded
-// run gave them, rebuild host state as they are answered, and unfinished children relaunch.
+// run gave them, rebuild host state as they are answered, spawned children settle from their
+// child-result records, and children that never settled relaunch.
 import type { AgentRequest, JournalEntry } from '../ports.js';
 import type { TaskInput, TaskResult } from '../types.js';
+import { CHILD_RESULT } from './journal.js';
 import { checkTask, register } from './run-admission.js';
 import { drive } from './run-drive.js';
 import type { Run, Task } from './run.js';
@@ -38,7 +40,27 @@ export function applyReplay(run: Run, entry: JournalEntry): void {
   switch (entry.method) {
     case 'spawnAgent': {
       const v = value as { taskId: string };
-      if (!run.tasks.has(v.taskId)) registerReplayed(run, v.taskId, input, 'task');
+      if (run.tasks.has(v.taskId)) break;
+      const task = registerReplayed(run, v.taskId, input, 'task');
+      // Relaunched after replay, it journals its result again when it settles.
+      task.journalResult = true;
+      const recorded = run.pendingChildResults.get(v.taskId);
+      if (recorded) {
+        run.pendingChildResults.delete(v.taskId);
+        settleReplayed(run, task, recorded);
+      }
+      break;
+    }
+    case CHILD_RESULT: {
+      // The child settled in the recorded run, whether or not the guest had waited for it: it
+      // is answered from here, never launched again (its tokens were spent once).
+      const r = value as TaskResult;
+      if (!r || typeof r.taskId !== 'string') break;
+      const task = run.tasks.get(r.taskId);
+      if (task) settleReplayed(run, task, r);
+      // Recorded before its spawnAgent answer: applied when that answer is replayed.
+      else if (run.pendingChildResults.size < run.maxAgents)
+        run.pendingChildResults.set(r.taskId, r);
       break;
     }
     case 'runAgent':
@@ -142,8 +164,12 @@ export function settleReplayed(run: Run, task: Task, result: TaskResult): void {
   task.resolveDone(task.result);
 }
 
-/** After replay: children the journal saw spawned but never saw finish are launched again. */
+/**
+ * After replay: children the journal saw spawned but never saw settle (no wait, runAgent or
+ * child-result record: older journals have none) are launched again.
+ */
 export function relaunchUnfinished(run: Run): void {
+  run.pendingChildResults.clear();
   for (const task of run.tasks.values()) {
     if (task.status === 'queued' && !task.result) run.track(drive(run, task)).catch(() => {});
   }

@@ -31,6 +31,8 @@ export interface RunScope {
   /** 0 for the run itself, 1 inside `wf.workflow`. */
   readonly depth: number;
   readonly workflow: string;
+  /** The scope's calls go through the run's journal (not a nested workflow run inside it). */
+  readonly journaled?: boolean;
 }
 
 export interface Task {
@@ -46,6 +48,11 @@ export interface Task {
   stopReason?: string;
   /** Set when a per-child limit stopped the child: it ends failed with this error. */
   limitError?: { code: string; message: string };
+  /**
+   * A wf.spawnAgent child of a journaled scope: its result is journaled when it settles (a
+   * `child-result` record), since the guest may wait for it only after a stop or crash.
+   */
+  journalResult?: boolean;
   /** Set while the child runs: starts the grace period after a stop. */
   onStop?: () => void;
   readonly done: Promise<TaskResult>;
@@ -104,6 +111,10 @@ export class Run {
   /** The highest task number issued (live or replayed): the next id is task-<taskSeq + 1>. */
   taskSeq = 0;
   readonly tasks = new Map<string, Task>();
+  /** Journals a spawned child's result when it settles live (set by the journaled execution). */
+  recordChild: ((task: Task, result: TaskResult) => void) | undefined;
+  /** Replayed child results whose spawnAgent answer has not been replayed yet (run-replay.ts). */
+  readonly pendingChildResults = new Map<string, TaskResult>();
   private readonly live = new Set<Promise<unknown>>();
   /** Child and token counters (costReport); updated by run-drive.ts and run-replay.ts. */
   readonly cost = {
@@ -293,6 +304,11 @@ export class Run {
         .catch(() => {});
       task.onStop?.();
     }
+  }
+
+  /** Called by drive() once a child's result is final, before any waiter sees it. */
+  childSettled(task: Task, result: TaskResult): void {
+    if (task.journalResult) this.recordChild?.(task, result);
   }
 
   // ---------------------------------------------------------------- replay support (run-replay.ts)
