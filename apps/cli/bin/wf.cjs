@@ -30,17 +30,15 @@ if (argv.length === 3 && (argv[2] === '--version' || argv[2] === '-V')) {
     process.stderr.write(`wf: ${bundle} is missing: this install of @wf/cli is incomplete\n`);
     process.exit(1);
   }
-  const program = require('./load-bundle.cjs')(bundle);
-  if (argv[2] === 'run' || argv[2] === 'resume' || argv[2] === 'check') {
+  // dist/cli/engine.cjs, written with wf.cjs, is required only by the verbs that run workflows.
+  if (argv[2] === 'run' || argv[2] === 'resume') {
     // A short-lived process: V8 compiles QuickJS with its baseline compiler only. With the
     // default tiering, the optimizing compiler is still busy in the background when the run ends
     // and the process waits for it before exiting: measured 2026-12-03, idle, `wf run` of 5
     // instant agents 645 -> 442 ms, and 118-211 ms -> 0-1 ms from sandbox close to exit. The cost:
     // CPU-heavy guests run ~1.7x slower once warm (their CPU limits are unchanged, so they do less
     // before reaching them). `wf worker` (long-lived), the plugin and the packages keep V8's default.
-    // Set after wf.cjs is compiled and before engine.cjs is: each bundle's code cache was made
-    // under the flags it loads with (scripts/bundle.mjs), and V8 refuses one made under others.
     require('node:v8').setFlagsFromString('--liftoff-only');
   }
-  program.main(argv);
+  require(bundle).main(argv);
 }

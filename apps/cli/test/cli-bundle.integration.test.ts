@@ -7,7 +7,6 @@ import { spawnSync } from 'node:child_process';
 import {
   cpSync,
   mkdtempSync,
-  readFileSync,
   rmSync,
   statSync,
   symlinkSync,
@@ -98,67 +97,5 @@ describe('the bin and its bundle', () => {
     const r = wf(pkg, ['--version']);
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(/^\d+\.\d+\.\d+/);
-  });
-});
-
-// bin/load-bundle.cjs compiles each bundle with the V8 code cache bundle.mjs wrote beside it
-// (<bundle>.cache, first line: the build id of the bundle's banner).
-describe('the code cache of the bundles', () => {
-  /** What the loader did with `file`'s cache in a fresh node with `flags`, and the exports' keys. */
-  function load(pkg: string, file: string, flags: readonly string[] = []) {
-    const probe = `const seen = []; const m = require(${JSON.stringify(join(pkg, 'bin', 'load-bundle.cjs'))})(${JSON.stringify(file)}, (o) => seen.push(o));
-process.stdout.write(JSON.stringify({ seen, exports: Object.keys(m).sort() }));`;
-    const r = spawnSync(process.execPath, [...flags, '-e', probe], { encoding: 'utf8' });
-    expect(r.status, r.stderr).toBe(0);
-    return JSON.parse(r.stdout) as { seen: string[]; exports: string[] };
-  }
-  const dist = (pkg: string, name: string) => join(pkg, 'dist', 'cli', name);
-
-  it('V8 takes the cache of each bundle, under the flags the bin loads it with', () => {
-    // wf.cjs with V8's defaults; engine.cjs after the bin set --liftoff-only (run, resume, check)
-    expect(load(PACKAGE, dist(PACKAGE, 'wf.cjs'))).toEqual({
-      seen: ['accepted'],
-      exports: expect.arrayContaining(['main']),
-    });
-    expect(load(PACKAGE, dist(PACKAGE, 'engine.cjs'), ['--liftoff-only']).seen).toEqual([
-      'accepted',
-    ]);
-  });
-
-  it('a cache from another build is not used, and the bundle runs as usual', () => {
-    const pkg = copyPackage();
-    const cache = readFileSync(`${dist(pkg, 'wf.cjs')}.cache`);
-    const other = Buffer.from('0'.repeat(32), 'latin1');
-    writeFileSync(`${dist(pkg, 'wf.cjs')}.cache`, Buffer.concat([other, cache.subarray(32)]));
-    expect(load(pkg, dist(pkg, 'wf.cjs'))).toEqual({
-      seen: ['stale'],
-      exports: expect.arrayContaining(['main']),
-    });
-    const r = wf(pkg, ['list']);
-    expect(r.status, r.stderr).toBe(0);
-    expect(r.stdout).toContain('fan-out-and-synthesize');
-  });
-
-  it('a damaged cache is never given to V8 (a release V8 runs it as it is: a segfault)', () => {
-    const pkg = copyPackage();
-    const file = `${dist(pkg, 'wf.cjs')}.cache`;
-    const damaged = readFileSync(file);
-    damaged.fill(0x5a, 48 + 64);
-    writeFileSync(file, damaged);
-    expect(load(pkg, dist(pkg, 'wf.cjs')).seen).toEqual(['damaged']);
-    const r = wf(pkg, ['list']);
-    expect(r.status, r.stderr).toBe(0);
-    expect(r.stdout).toContain('fan-out-and-synthesize');
-  });
-
-  it('V8 refuses a cache made under other flags, and the bundle runs as usual; no cache, too', () => {
-    const pkg = copyPackage();
-    // engine.cjs' cache was made under --liftoff-only: loaded without it, V8 refuses it
-    expect(load(pkg, dist(pkg, 'engine.cjs')).seen).toEqual(['rejected']);
-    rmSync(`${dist(pkg, 'wf.cjs')}.cache`);
-    expect(load(pkg, dist(pkg, 'wf.cjs')).seen).toEqual(['none']);
-    const r = wf(pkg, ['list']);
-    expect(r.status, r.stderr).toBe(0);
-    expect(r.stdout).toContain('fan-out-and-synthesize');
   });
 });
