@@ -2,7 +2,7 @@
 // records every module it loads, and each verb is checked against the heavy dependencies it must
 // not pay for. The CLI itself is one CommonJS bundle (dist/cli/wf.cjs, scripts/bundle.mjs): the
 // light verbs load the bin and the bundle and no other file; the engine, the sandbox and the
-// contract are a second bundle (dist/cli/engine.cjs), loaded by the verbs that need them, and
+// contract are two more bundles (dist/cli/engine.cjs, contract.cjs), loaded by the verbs that need them, and
 // @babel/parser stays a file of its own. Speed is measured in bench/startup.bench.ts.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
@@ -48,6 +48,7 @@ const BUNDLE = /\/apps\/cli\/dist\/cli\/wf\.cjs$/;
 const BIN_AND_BUNDLE = [expect.stringMatching(BIN), expect.stringMatching(BUNDLE)];
 const SCHEMA_WORKER_DEPS = /npm:(ajv|re2js)\//;
 const ENGINE_BUNDLE = /\/apps\/cli\/dist\/cli\/engine\.cjs$/;
+const CONTRACT_BUNDLE = /\/apps\/cli\/dist\/cli\/contract\.cjs$/;
 const BABEL_FILE = 'npm:@babel/parser/lib/index.js';
 /** The sandbox's worker thread, one CommonJS file too (packages/sandbox/scripts/bundle-worker.mjs). */
 const SANDBOX_WORKER = expect.stringMatching(/\/packages\/sandbox\/dist\/internal\/worker\.cjs$/);
@@ -89,9 +90,9 @@ describe('each verb loads only what it needs', () => {
     expect(matching(modules, SCHEMA_WORKER_DEPS)).toEqual([]);
   });
 
-  it('wf check loads the two bundles and the parser only', () => {
+  it('wf check of a file loads the contract bundle and the parser, not the engine', () => {
     expect(new Set(loaded(['check', 'five.workflow.js']))).toEqual(
-      new Set([...BIN_AND_BUNDLE, expect.stringMatching(ENGINE_BUNDLE), BABEL_FILE]),
+      new Set([...BIN_AND_BUNDLE, expect.stringMatching(CONTRACT_BUNDLE), BABEL_FILE]),
     );
   });
 
@@ -189,11 +190,12 @@ describe('the bundle', () => {
       expect.arrayContaining([
         ['@wf/engine', 'module2.exports = require("./engine.cjs").m0;'],
         ['@wf/sandbox', 'module2.exports = require("./engine.cjs").m1;'],
-        ['@wf/source-contract', 'module2.exports = require("./engine.cjs").m2;'],
+        ['@wf/source-contract', 'module2.exports = require("./contract.cjs").m0;'],
       ]),
     );
     // Nowhere else: no verb loads it at start-up (the light verbs' traces above say the same).
-    expect(bundle.split('require("./engine.cjs")').length - 1).toBe(3);
+    expect(bundle.split('require("./engine.cjs")').length - 1).toBe(2);
+    expect(bundle.split('require("./contract.cjs")').length - 1).toBe(1);
     for (const name of ['@wf/engine', '@wf/sandbox', '@wf/source-contract'])
       expect(bundle, name).not.toContain(`require("${name}")`);
     // Restate, and the engine and sandbox its verbs import beside it, stay ES modules.
@@ -202,16 +204,37 @@ describe('the bundle', () => {
   });
 });
 
-describe('the engine bundle', () => {
-  const engine = readFileSync(join(cli.REPO, 'apps', 'cli', 'dist', 'cli', 'engine.cjs'), 'utf8');
+describe('the engine and contract bundles', () => {
+  const read = (name: string) =>
+    readFileSync(join(cli.REPO, 'apps', 'cli', 'dist', 'cli', name), 'utf8');
 
-  it('is strict code that finds its workers and the parser where their packages are installed', () => {
-    expect(engine.startsWith('"use strict";\n')).toBe(true);
-    // esbuild turns an import.meta it cannot keep into an empty `import_meta` object
-    expect(engine).not.toContain('import_meta');
-    expect(engine).toContain('__wf_module_url("@wf/sandbox", "dist/internal/pool-worker.js")');
-    expect(engine).toContain('__wf_module_url("@wf/engine", "dist/internal/schema-pool.js")');
-    expect(engine).toContain('__wf_module_url("@wf/source-contract", "dist/check.js")');
-    expect(engine).not.toContain('require("@wf/restate")');
+  it.each([
+    [
+      'engine.cjs',
+      [
+        '@wf/sandbox", "dist/internal/pool-worker.js',
+        '@wf/engine", "dist/internal/schema-pool.js',
+        '@wf/source-contract", "dist/check.js',
+      ],
+    ],
+    ['contract.cjs', ['@wf/source-contract", "dist/check.js']],
+  ])(
+    '%s is strict code that finds its workers and the parser where their packages are installed',
+    (name, urls) => {
+      const text = read(name);
+      expect(text.startsWith('"use strict";\n')).toBe(true);
+      // esbuild turns an import.meta it cannot keep into an empty `import_meta` object
+      expect(text).not.toContain('import_meta');
+      for (const url of urls) expect(text).toContain(`__wf_module_url("${url}")`);
+      expect(text).not.toContain('require("@wf/restate")');
+    },
+  );
+
+  it('the contract bundle holds no engine or sandbox', () => {
+    const sources = [...read('contract.cjs').matchAll(/^\/\/ (\S+\.m?js)$/gm)].map((m) => m[1]);
+    expect(sources.filter((s) => /\/packages\/source-contract\//.test(s)).length).toBeGreaterThan(
+      0,
+    );
+    expect(sources.filter((s) => /\/packages\/(engine|sandbox)\//.test(s))).toEqual([]);
   });
 });
