@@ -130,9 +130,10 @@ export async function scanStore(base: SafeDir): Promise<StoreScan> {
  * Lines an index may hold beyond two per live run before it is rewritten. A run adds at most two
  * lines (start, end) and a compacted index holds one per live run, so an index over
  * `2 * live + COMPACT_SLACK` lines holds more than COMPACT_SLACK lines about deleted runs (or
- * repeats). Rewriting then costs one write of `live` lines, paid for by at least
- * max(live, COMPACT_SLACK) lines appended since the last rewrite: the read stays within
- * `2 * live + COMPACT_SLACK` lines and the rewrite costs a constant per line ever appended.
+ * repeats), and one within it is never rewritten. A rewrite writes `live` lines, less than half
+ * of what the same pass just read, and is not repeated until at least max(live, COMPACT_SLACK)
+ * more lines are appended or runs deleted: after any pass, the index is within
+ * `2 * live + COMPACT_SLACK` lines.
  */
 export const COMPACT_SLACK = 64;
 
