@@ -5,10 +5,19 @@
 // and a run missing from it (recorded before it existed, or a lost append) is read once and added.
 import { constants } from 'node:fs';
 import * as fsp from 'node:fs/promises';
-import { noteRead, readRegularFile, type SafeDir } from './safe-dir.js';
+import { CatalogFsCode } from '../errors.js';
+import { withLock } from './lock.js';
+import {
+  noteRead,
+  type RegularFile,
+  readRegularFile,
+  type SafeDir,
+  step,
+  writeFileAtomic,
+} from './safe-dir.js';
 import { CODES, RUN_ID_PATTERN, runIdsOf } from './run-layout.js';
 
-const { O_WRONLY, O_APPEND, O_CREAT, O_NOFOLLOW, O_NONBLOCK } = constants;
+const { O_RDONLY, O_WRONLY, O_APPEND, O_CREAT, O_NOFOLLOW, O_NONBLOCK } = constants;
 
 /** Starts with a dot: never a run id, so directory scans skip it. */
 export const INDEX_FILE = '.runs-index.jsonl';
@@ -25,17 +34,26 @@ export interface IndexLine {
   readonly ended?: true;
 }
 
-/** What the index says about each run; empty when it is missing, unreadable or too large. */
-export async function readIndex(base: SafeDir): Promise<Map<string, IndexedRun>> {
-  let text: string;
+/** What one read of the index found: what it says, how many lines say it, where they end. */
+interface IndexRead {
+  readonly index: Map<string, IndexedRun>;
+  readonly lines: number;
+  /** Bytes up to and including the last newline: what was parsed. */
+  readonly parsed: number;
+  readonly ino: number;
+}
+
+/** Reads and parses the index; undefined when it is missing, unreadable or too large. */
+async function readIndex(base: SafeDir): Promise<IndexRead | undefined> {
+  let raw: RegularFile | undefined;
   try {
-    const raw = await readRegularFile(base, INDEX_FILE, MAX_INDEX_BYTES, CODES);
-    if (!raw) return new Map();
-    text = raw.data.toString('utf8');
+    raw = await readRegularFile(base, INDEX_FILE, MAX_INDEX_BYTES, CODES);
   } catch {
-    return new Map(); // a symlink, a FIFO, an oversized file: rebuilt from the run directories
+    return undefined; // a symlink, a FIFO, an oversized file: rebuilt from the run directories
   }
-  return parseIndex(text);
+  if (!raw) return undefined;
+  const parsed = raw.data.lastIndexOf(0x0a) + 1;
+  return { ...parseIndexLines(raw.data.toString('utf8')), parsed, ino: raw.ino };
 }
 
 /**
@@ -43,9 +61,14 @@ export async function readIndex(base: SafeDir): Promise<Map<string, IndexedRun>>
  * object line never parses as one) and is ignored; corrupt lines are skipped.
  */
 export function parseIndex(text: string): Map<string, IndexedRun> {
+  return parseIndexLines(text).index;
+}
+
+/** parseIndex, and how many lines (parseable or not) the text holds before its last newline. */
+function parseIndexLines(text: string): { index: Map<string, IndexedRun>; lines: number } {
   const out = new Map<string, IndexedRun>();
   const end = text.lastIndexOf('\n');
-  if (end < 0) return out;
+  if (end < 0) return { index: out, lines: 0 };
   const whole = text.slice(0, end);
   let lines = 1;
   for (let at = whole.indexOf('\n'); at >= 0; at = whole.indexOf('\n', at + 1)) lines++;
@@ -80,7 +103,7 @@ export function parseIndex(text: string): Map<string, IndexedRun> {
     const isEnded = ended === true || known?.ended === true;
     out.set(runId, start === undefined ? { ended: isEnded } : { startedAt: start, ended: isEnded });
   }
-  return out;
+  return { index: out, lines };
 }
 
 /** What one pass over the store root saw: one directory listing and one index read. */
@@ -97,8 +120,97 @@ export interface StoreScan {
 export async function scanStore(base: SafeDir): Promise<StoreScan> {
   const names = await fsp.readdir(base.self);
   await noteRead('dir-listed', base.path);
-  const index = await readIndex(base);
-  return { names, runIds: runIdsOf(names), index };
+  const runIds = runIdsOf(names);
+  const read = await readIndex(base);
+  if (read) await compactIfLarge(base, read, runIds);
+  return { names, runIds, index: read?.index ?? new Map() };
+}
+
+/**
+ * Lines an index may hold beyond two per live run before it is rewritten. A run adds at most two
+ * lines (start, end) and a compacted index holds one per live run, so an index over
+ * `2 * live + COMPACT_SLACK` lines holds more than COMPACT_SLACK lines about deleted runs (or
+ * repeats), and one within it is never rewritten. A rewrite writes `live` lines, less than half
+ * of what the same pass just read, and is not repeated until at least max(live, COMPACT_SLACK)
+ * more lines are appended or runs deleted: after any pass, the index is within
+ * `2 * live + COMPACT_SLACK` lines.
+ */
+export const COMPACT_SLACK = 64;
+
+/**
+ * Rewrites the index as one line per run that still has a directory, when it has grown well
+ * beyond that (see COMPACT_SLACK). Best effort, under the lock file (tried once, never waited
+ * for: runs append without it and are never blocked): any failure leaves the old index in place.
+ * Lines other processes append while it runs are copied over from the old file after the rename.
+ */
+async function compactIfLarge(
+  base: SafeDir,
+  read: IndexRead,
+  runIds: readonly string[],
+): Promise<void> {
+  const live = new Set(runIds);
+  let kept = 0;
+  for (const runId of read.index.keys()) if (live.has(runId)) kept++;
+  if (read.lines <= 2 * kept + COMPACT_SLACK) return;
+  try {
+    await withLock(base, COMPACT_LOCK, () => compactIndex(base, read, live));
+  } catch {
+    // busy (another process is compacting), a full disk, a planted link: the index stays as it is
+  }
+}
+
+const COMPACT_LOCK = {
+  timeoutMs: 0,
+  staleMs: 60_000,
+  codes: { ...CODES, busy: CatalogFsCode.Busy },
+} as const;
+
+async function compactIndex(base: SafeDir, read: IndexRead, live: Set<string>): Promise<void> {
+  const lines: IndexLine[] = [];
+  for (const [runId, run] of read.index) {
+    // A run begun after the directory listing but before the index read has its line and not
+    // (in `live`) its directory: a run that has not ended is kept if its directory exists now.
+    // Deleted runs have ended (deletion refuses others without force), so this costs few lstats.
+    if (!live.has(runId)) {
+      if (run.ended) continue;
+      const st = await fsp.lstat(base.at(runId)).catch(() => undefined);
+      if (!st?.isDirectory()) continue;
+    }
+    lines.push({
+      runId,
+      ...(run.startedAt === undefined ? {} : { startedAt: run.startedAt }),
+      ...(run.ended ? { ended: true } : {}),
+    });
+  }
+  // The file read, held open across the rename: what was appended to it after the read is read
+  // back from it and appended to the new index.
+  const old = await fsp.open(base.at(INDEX_FILE), O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+  try {
+    const st = await old.stat();
+    if (!st.isFile() || st.ino !== read.ino) return; // replaced since it was read
+    await writeFileAtomic(base, INDEX_FILE, indexText(lines), 0o600, CODES, {
+      beforeRename: async () => {
+        await step('runs-index-compact');
+        // Still the file that was read (not replaced by a hand edit or a planted link)?
+        const now = await fsp.lstat(base.at(INDEX_FILE));
+        if (!now.isFile() || now.ino !== read.ino) throw new Error('the index was replaced');
+      },
+    });
+    // Whole lines appended to the old file after the read (a torn last line is not copied: its
+    // writer's remaining bytes, if any, went to the old file).
+    const size = (await old.stat()).size;
+    if (size <= read.parsed) return;
+    const tail = Buffer.alloc(Math.min(size - read.parsed, MAX_INDEX_BYTES));
+    const { bytesRead } = await old.read(tail, 0, tail.length, read.parsed);
+    const whole = tail.subarray(0, tail.subarray(0, bytesRead).lastIndexOf(0x0a) + 1);
+    if (whole.length > 0) await appendText(base, whole);
+  } finally {
+    await old.close().catch(() => undefined);
+  }
+}
+
+function indexText(lines: readonly IndexLine[]): string {
+  return lines.map((l) => `${JSON.stringify(l)}\n`).join('');
 }
 
 /**
@@ -107,7 +219,10 @@ export async function scanStore(base: SafeDir): Promise<StoreScan> {
  */
 export async function appendIndex(base: SafeDir, lines: readonly IndexLine[]): Promise<void> {
   if (lines.length === 0) return;
-  const text = lines.map((l) => `${JSON.stringify(l)}\n`).join('');
+  await appendText(base, Buffer.from(indexText(lines)));
+}
+
+async function appendText(base: SafeDir, text: Buffer): Promise<void> {
   let handle: fsp.FileHandle | undefined;
   try {
     handle = await fsp.open(

@@ -421,15 +421,26 @@ export async function writeTempFile(
   }
 }
 
-/** Atomically replaces `name` in `dir` with `data` (temp + fsync + rename + directory fsync). */
+/**
+ * Atomically replaces `name` in `dir` with `data` (temp + fsync + rename + directory fsync).
+ * `beforeRename` runs once the temp file is durable; if it throws, the temp file is removed and
+ * `name` is left as it was (a caller's last check that the file it means to replace is unchanged).
+ */
 export async function writeFileAtomic(
   dir: SafeDir,
   name: string,
   data: string | Buffer,
   mode: number,
   codes: ErrorCodes,
+  options: { readonly beforeRename?: () => Promise<void> } = {},
 ): Promise<void> {
   const temp = await writeTempFile(dir, data, mode, codes);
+  try {
+    await options.beforeRename?.();
+  } catch (error) {
+    await fsp.unlink(dir.at(temp)).catch(() => undefined);
+    throw error;
+  }
   try {
     await fsp.rename(dir.at(temp), dir.at(name));
   } catch (error) {
