@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Bundles the CLI's tsc output into two CommonJS files that bin/wf.cjs runs. Why (issue 16,
+// Bundles the CLI's tsc output into three CommonJS files that bin/wf.cjs runs. Why (issue 16,
 // measured side by side against `node -e 0`): Node pays about 1.2 ms per ES module it loads and
 // about 8 ms to start its ES module loader at all; one CommonJS file pays neither.
 // - dist/cli/wf.cjs: dist/cli/main.js and what it imports from this repository (the catalog, the
