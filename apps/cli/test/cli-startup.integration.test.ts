@@ -231,7 +231,9 @@ describe('the engine and contract bundles', () => {
   );
 
   it('the contract bundle holds no engine or sandbox', () => {
-    const sources = [...read('contract.cjs').matchAll(/^\/\/ (\S+\.m?js)$/gm)].map((m) => m[1]);
+    const sources = [...read('contract.cjs').matchAll(/^\/\/ (\S+\.m?js)$/gm)].map(
+      (m) => m[1] ?? '',
+    );
     expect(sources.filter((s) => /\/packages\/source-contract\//.test(s)).length).toBeGreaterThan(
       0,
     );
