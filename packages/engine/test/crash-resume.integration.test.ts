@@ -12,7 +12,7 @@ import { createEngine, createSimulatedAgents, type JournalEntry } from '../src/i
 import { createFileRecorder } from './fixtures/file-recorder.js';
 import { REVIEW_ARGS, REVIEW_MANIFEST, REVIEW_SOURCE } from './fixtures/review-flow.js';
 import { SPAWN_MANIFEST, SPAWN_SOURCE, spawnAgents } from './fixtures/spawn-flow.js';
-import { runToEnd } from './helpers.js';
+import { journaledChildNames, runToEnd } from './helpers.js';
 
 let sandbox: Sandbox;
 let root: string;
@@ -87,16 +87,7 @@ it.each([
 
     const loaded = await recorder.load?.(runId);
     const journal = loaded?.journal ?? [];
-    // a spawned child counts once its child-result record is journaled, waited for or not
-    const journaledChildren = [
-      ...new Set(
-        journal
-          .filter((e) => e.outcome.ok && ['runAgent', 'wait', 'child-result'].includes(e.method))
-          .map((e) => (e.outcome as { value: { value: { name: string } } }).value.value.name)
-          // a wait answer that refers to its child-result record names no child: the record does
-          .filter((name) => name !== undefined),
-      ),
-    ];
+    const journaledChildren = journaledChildNames(journal);
     expect(journaledChildren.length).toBeGreaterThanOrEqual(6);
 
     const agents = createSimulatedAgents({ seed: 3 });

@@ -11,7 +11,7 @@ import {
   type RunRecorder,
 } from '../src/index.js';
 import { REVIEW_ARGS, REVIEW_MANIFEST, REVIEW_SOURCE } from './fixtures/review-flow.js';
-import { byType, runToEnd, shareSandbox } from './helpers.js';
+import { byType, journaledChildNames, runToEnd, shareSandbox } from './helpers.js';
 
 let sandbox: Sandbox;
 shareSandbox((s) => {
@@ -56,16 +56,7 @@ describe('journal and resume', () => {
       expect(original.done.status).toBe('completed');
       const journal = inner.get(`run-cut-${cut}`)?.journal ?? [];
       expect(journal).toHaveLength(cut);
-      // a spawned child counts once its child-result record is journaled, waited for or not
-      const journaledChildren = [
-        ...new Set(
-          journal
-            .filter((e) => e.outcome.ok && ['runAgent', 'wait', 'child-result'].includes(e.method))
-            .map((e) => (e.outcome as { value: { value: { name: string } } }).value.value.name)
-            // a wait answer that refers to its child-result record names no child: the record does
-            .filter((name) => name !== undefined),
-        ),
-      ];
+      const journaledChildren = journaledChildNames(journal);
       expect(journaledChildren.length).toBeGreaterThan(0);
 
       const agents = createSimulatedAgents({ seed: 3 });

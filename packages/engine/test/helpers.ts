@@ -2,7 +2,7 @@
 // events, and one real sandbox per test file.
 import { createSandbox, type Sandbox } from '@wf/sandbox';
 import { afterAll, beforeAll } from 'vitest';
-import type { HostWorkflowApi, RunEvent } from '../src/index.js';
+import type { HostWorkflowApi, JournalEntry, RunEvent, RunRecorder } from '../src/index.js';
 import type { Engine, RunDone, StartOptions } from '../src/index.js';
 
 export function manifest(overrides: Record<string, unknown> = {}): Record<string, unknown> {
@@ -66,4 +66,34 @@ export function shareSandbox(set: (sandbox: Sandbox) => void): void {
   afterAll(async () => {
     await created?.close();
   });
+}
+
+/**
+ * The children a journal holds results for: runAgent and wait answers and child-result records (a
+ * spawned child counts once its record is journaled, waited for or not). A wait answer that refers
+ * to its record names no child: the record does.
+ */
+export function journaledChildNames(journal: readonly JournalEntry[]): string[] {
+  return [
+    ...new Set(
+      journal
+        .filter((e) => e.outcome.ok && ['runAgent', 'wait', 'child-result'].includes(e.method))
+        .map((e) => (e.outcome as { value: { value: { name: string } } }).value.value.name)
+        .filter((name) => name !== undefined),
+    ),
+  ];
+}
+
+/** The recorder as a resume sees it with only the journal entries `keep` accepts. */
+export function withJournal(
+  recorder: RunRecorder,
+  keep: (entry: JournalEntry) => boolean,
+): RunRecorder {
+  return {
+    ...recorder,
+    load: async (runId) => {
+      const loaded = await recorder.load?.(runId);
+      return loaded && { start: loaded.start, journal: loaded.journal.filter(keep) };
+    },
+  };
 }

@@ -324,6 +324,15 @@ describe('wait answers that repeat a child-result record', () => {
     text,
   });
   const answer = (r: unknown) => ({ value: r, state: { spent: 3, reserved: 0, agents: 1 } });
+  /** A journaled wf.wait answer for task-1: `value` is its TaskResult or a reference. */
+  const waitEntry = (settleSeq: number, value: unknown): JournalEntry => ({
+    seq: 1,
+    settleSeq,
+    method: 'wait',
+    input: { taskId: 'task-1' },
+    outcome: { ok: true, value: answer(value) },
+    settledAt: 10,
+  });
 
   it('a live wait answer identical to the record is stored as a reference; a different one in full', async () => {
     const recorded: JournalEntry[] = [];
@@ -420,14 +429,7 @@ describe('wait answers that repeat a child-result record', () => {
           },
           settledAt: 5,
         },
-        {
-          seq: 1,
-          settleSeq: 2,
-          method: 'wait',
-          input: { taskId: 'task-1' },
-          outcome: { ok: true, value: answer({ childResultOf: 'task-1' }) },
-          settledAt: 10,
-        },
+        waitEntry(2, { childResultOf: 'task-1' }),
       ],
       onDiverged: () => {},
       stallMs: 1000,
@@ -444,16 +446,7 @@ describe('wait answers that repeat a child-result record', () => {
     let diverged: EngineError | undefined;
     const j = new Journal({
       record: () => {},
-      replay: [
-        {
-          seq: 1,
-          settleSeq: 2,
-          method: 'wait',
-          input: { taskId: 'task-1' },
-          outcome: { ok: true, value: answer({ childResultOf: 'task-1' }) },
-          settledAt: 10,
-        },
-      ],
+      replay: [waitEntry(2, { childResultOf: 'task-1' })],
       onDiverged: (e) => {
         diverged = e;
       },
@@ -470,15 +463,8 @@ describe('wait answers that repeat a child-result record', () => {
     const j = new Journal({
       record: () => {},
       replay: [
-        {
-          seq: 1,
-          settleSeq: 1,
-          method: 'wait',
-          input: { taskId: 'task-1' },
-          // both finalText and text, as journals before the finalText compaction
-          outcome: { ok: true, value: answer(result('task-1', 'answer')) },
-          settledAt: 10,
-        },
+        // both finalText and text, as journals before the finalText compaction
+        waitEntry(1, result('task-1', 'answer')),
       ],
       onDiverged: () => {},
       stallMs: 1000,

@@ -14,7 +14,7 @@ import {
   type RunHandle,
   type RunRecorder,
 } from '../src/index.js';
-import { manifest, runToEnd, shareSandbox } from './helpers.js';
+import { manifest, runToEnd, shareSandbox, withJournal } from './helpers.js';
 
 let sandbox: Sandbox;
 shareSandbox((s) => {
@@ -226,18 +226,7 @@ describe('spawned children that completed before the stop', () => {
   it('a journal without child-result records (older engines) resumes as before: relaunched', async () => {
     const recorder = createMemoryRecorder();
     await stoppedAfterQuick(recorder, 'run-spawned-old');
-    const old: RunRecorder = {
-      ...recorder,
-      load: async (runId) => {
-        const loaded = await recorder.load?.(runId);
-        return (
-          loaded && {
-            start: loaded.start,
-            journal: loaded.journal.filter((e) => e.method !== 'child-result'),
-          }
-        );
-      },
-    };
+    const old = withJournal(recorder, (e) => e.method !== 'child-result');
     const again = spawnAgents(1);
     const done = await (
       await createEngine({ agents: again, sandbox, recorder: old }).resume('run-spawned-old')
@@ -370,20 +359,10 @@ describe('a spawn+wait fan-out journals each child result once', () => {
       createEngine({ agents: fanAgents(1), sandbox, recorder, limits }),
       fanStart('run-fan-torn'),
     );
-    const torn: RunRecorder = {
-      ...recorder,
-      load: async (runId) => {
-        const loaded = await recorder.load?.(runId);
-        return (
-          loaded && {
-            start: loaded.start,
-            journal: loaded.journal.filter(
-              (e) => !(e.method === 'child-result' && (e.input as { name: string }).name === 'c3'),
-            ),
-          }
-        );
-      },
-    };
+    const torn = withJournal(
+      recorder,
+      (e) => !(e.method === 'child-result' && (e.input as { name: string }).name === 'c3'),
+    );
     const again = fanAgents(1);
     const done = await (
       await createEngine({ agents: again, sandbox, recorder: torn, limits }).resume('run-fan-torn')
