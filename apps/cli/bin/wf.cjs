@@ -26,11 +26,17 @@ if (argv.length === 3 && (argv[2] === '--version' || argv[2] === '-V')) {
       { stdio: ['ignore', 'ignore', 'inherit'] },
     );
     if (out.status !== 0) process.exit(1);
-  } else if (bundled === undefined) {
-    process.stderr.write(`wf: ${bundle} is missing: this install of @wf/cli is incomplete\n`);
+  }
+  // The engine and contract bundles (written with wf.cjs) are required only by the verbs that
+  // run or check workflows: only those pay for looking.
+  const needs = ['run', 'resume', 'check', 'worker'].includes(argv[2])
+    ? [bundle, join(root, 'dist', 'cli', 'engine.cjs'), join(root, 'dist', 'cli', 'contract.cjs')]
+    : [bundle];
+  const missing = needs.find((file) => statSync(file, { throwIfNoEntry: false }) === undefined);
+  if (missing !== undefined) {
+    process.stderr.write(`wf: ${missing} is missing: this install of @wf/cli is incomplete\n`);
     process.exit(1);
   }
-  // dist/cli/engine.cjs, written with wf.cjs, is required only by the verbs that run workflows.
   if (argv[2] === 'run' || argv[2] === 'resume') {
     // A short-lived process: V8 compiles QuickJS with its baseline compiler only. With the
     // default tiering, the optimizing compiler is still busy in the background when the run ends

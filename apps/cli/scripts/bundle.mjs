@@ -14,7 +14,7 @@
 // - Left outside, as ES modules loaded with import(): @wf/restate, with its own engine and sandbox
 //   (restate.ts imports them beside it, so one instance of each serves a Restate verb).
 // Usage: node scripts/bundle.mjs (after `tsc -b apps/cli`). Also imported: bundleCli().
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -188,14 +188,8 @@ function moduleUrls(direct) {
 
 /** The folder of the nearest package.json above a file. */
 function packageRoot(file) {
-  for (let dir = dirname(file); dir !== dirname(dir); dir = dirname(dir)) {
-    try {
-      readFileSync(join(dir, 'package.json'));
-      return dir;
-    } catch {
-      // not this one
-    }
-  }
+  for (let dir = dirname(file); dir !== dirname(dir); dir = dirname(dir))
+    if (existsSync(join(dir, 'package.json'))) return dir;
   throw new Error(`bundle.mjs: no package.json above ${file}`);
 }
 

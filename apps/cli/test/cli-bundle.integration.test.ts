@@ -91,6 +91,23 @@ describe('the bin and its bundle', () => {
     expect(r.stderr).toContain(`${join(pkg, 'dist', 'cli', 'wf.cjs')} is missing`);
   });
 
+  it.each([
+    ['engine.cjs', ['run', 'x.workflow.js']],
+    ['contract.cjs', ['check', 'x.workflow.js']],
+  ])(
+    'a published install without %s exits 1 on the verbs that need it, and names it',
+    (name, args) => {
+      const pkg = copyPackage();
+      rmSync(join(pkg, 'tsconfig.tsbuildinfo'));
+      rmSync(join(pkg, 'dist', 'cli', name));
+      const r = wf(pkg, args);
+      expect(r.status).toBe(1);
+      expect(r.stderr).toContain(`${join(pkg, 'dist', 'cli', name)} is missing`);
+      // the light verbs do not need it
+      expect(wf(pkg, ['list']).status).toBe(0);
+    },
+  );
+
   it('--version answers from the manifest without the bundle', () => {
     const pkg = copyPackage();
     rmSync(join(pkg, 'dist', 'cli', 'wf.cjs'));
