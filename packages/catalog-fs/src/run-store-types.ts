@@ -40,6 +40,12 @@ export interface RunStoreOptions {
    * `listRecent(n, { recover: true })` to recover and list in one pass over the store.
    */
   readonly recoverAtOpen?: boolean;
+  /**
+   * Open, list and read with synchronous file calls instead of a thread-pool round trip per call
+   * (writes are unchanged). For a one-shot command line that waits for each read anyway: `wf runs`
+   * and `wf show`. Never in a host whose event loop serves other work meanwhile. Default false.
+   */
+  readonly blockingReads?: boolean;
 }
 
 export interface RunOwner {

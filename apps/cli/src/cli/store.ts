@@ -20,6 +20,11 @@ export interface ProjectStoreOptions {
    * failure is still reported as the open's.
    */
   readonly recoverAtOpen?: boolean;
+  /**
+   * The store opens, lists and reads with synchronous calls (RunStoreOptions.blockingReads): a
+   * verb that only waits on its reads gets them without a thread-pool round trip each.
+   */
+  readonly blockingReads?: boolean;
 }
 
 export async function openProjectStore(
@@ -31,6 +36,7 @@ export async function openProjectStore(
       project: ctx.cwd,
       root: runsRoot(ctx),
       recoverAtOpen: options.recoverAtOpen !== false,
+      blockingReads: options.blockingReads === true,
     });
     if (options.recoverAtOpen !== false) return store;
     return {

@@ -118,7 +118,7 @@ export interface StoreScan {
 
 /** Lists the base directory and reads the index, once each, for recovery and listing to share. */
 export async function scanStore(base: SafeDir): Promise<StoreScan> {
-  const names = await fsp.readdir(base.self);
+  const names = await base.io.readdir(base.self);
   await noteRead('dir-listed', base.path);
   const runIds = runIdsOf(names);
   const read = await readIndex(base);

@@ -2,10 +2,11 @@
 // partition rule, run directories, snapshots and aliases, and the run summaries built from them.
 import { createHash } from './crypto.js';
 import type * as fsp from 'node:fs/promises';
-import { readdir, realpath } from 'node:fs/promises';
+import { realpath } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
 import { CatalogFsCode, CatalogFsError, isCatalogFsError } from '../errors.js';
 import { fail } from './failure.js';
+import { BLOCKING_IO, type Io, NONBLOCKING_IO } from './io.js';
 import type { FsyncPolicy, RunSnapshot, RunStoreOptions, RunSummary } from '../run-store-types.js';
 import {
   type RunFinishRecordShape,
@@ -129,6 +130,8 @@ export interface RunStoreState {
   readonly maxLineBytes: number;
   readonly maxArtifactBytes: number;
   readonly allowSymlinkedRoot: boolean;
+  /** How the store opens, lists and reads (RunStoreOptions.blockingReads; io.ts). */
+  readonly io: Io;
   /** Per run: where the last events() read stopped (after a whole line), for cheap tailing. */
   readonly tails: Map<string, { ino: number; offset: number; lastSeq: number }>;
   /** The run the last event/journal/update went to: saves building and hashing its key per call. */
@@ -171,6 +174,7 @@ export async function openRunStoreState(options: RunStoreOptions): Promise<RunSt
     maxLineBytes,
     maxArtifactBytes,
     allowSymlinkedRoot,
+    io: options.blockingReads === true ? BLOCKING_IO : NONBLOCKING_IO,
     tails: new Map(),
     lastLive: undefined,
   };
@@ -209,6 +213,7 @@ export async function openBase(s: RunStoreState, create: boolean): Promise<SafeD
     allowSymlinkedRoot: s.allowSymlinkedRoot,
     codes: CODES,
     label: 'run store root',
+    io: s.io,
   });
   if (!root || !s.partition) return root;
   try {
@@ -329,7 +334,7 @@ export async function summarize(
 }
 
 export async function runIds(base: SafeDir): Promise<string[]> {
-  const names = await readdir(base.self);
+  const names = await base.io.readdir(base.self);
   await noteRead('dir-listed', base.path);
   return runIdsOf(names);
 }

@@ -8,6 +8,7 @@ import * as fsp from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join, resolve, sep } from 'node:path';
 import { CatalogFsError, type CatalogFsErrorCode } from '../errors.js';
+import { type FileLike, type Io, NONBLOCKING_IO } from './io.js';
 
 const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK } = constants;
 
@@ -34,6 +35,8 @@ export interface SafeDir {
   readonly path: string;
   /** The directory itself, for readdir. */
   readonly self: string;
+  /** How its entries are opened, listed and read (io.ts); its subdirectories inherit it. */
+  readonly io: Io;
   at(name: string): string;
   sync(): Promise<void>;
   close(): Promise<void>;
@@ -76,7 +79,8 @@ function errno(error: unknown): string | undefined {
 class OpenDir implements SafeDir {
   constructor(
     readonly path: string,
-    private readonly handle: fsp.FileHandle,
+    private readonly handle: FileLike,
+    readonly io: Io,
   ) {}
   get self(): string {
     return FD_PATHS ? `/proc/self/fd/${this.handle.fd}` : this.path;
@@ -95,12 +99,12 @@ class OpenDir implements SafeDir {
 }
 
 /** Finds the first component of `path` that is a symlink, for a message that names it. */
-async function firstSymlink(path: string): Promise<string | undefined> {
+async function firstSymlink(path: string, io: Io): Promise<string | undefined> {
   const parts = path.split(sep).filter(Boolean);
   let current: string = sep;
   for (const part of parts) {
     current = join(current, part);
-    const st = await fsp.lstat(current).catch(() => undefined);
+    const st = await io.lstat(current).catch(() => undefined);
     if (!st) return undefined;
     if (st.isSymbolicLink()) return current;
   }
@@ -111,9 +115,10 @@ async function openDirNoFollow(
   path: string,
   shown: string,
   codes: ErrorCodes,
-): Promise<fsp.FileHandle | undefined> {
+  io: Io,
+): Promise<FileLike | undefined> {
   try {
-    return await fsp.open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+    return await io.open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
   } catch (error) {
     const code = errno(error);
     if (code === 'ENOENT') return undefined;
@@ -163,6 +168,8 @@ export interface RootOptions {
   readonly codes: ErrorCodes;
   /** What the root is called in messages ("project catalog root"). */
   readonly label: string;
+  /** Default NONBLOCKING_IO. */
+  readonly io?: Io;
 }
 
 /**
@@ -175,6 +182,7 @@ export async function openRootDir(
 ): Promise<SafeDir | undefined> {
   const abs = resolve(root);
   const { codes, label } = options;
+  const io = options.io ?? NONBLOCKING_IO;
   if (options.create) {
     if (options.allowSymlinkedRoot) {
       try {
@@ -191,7 +199,7 @@ export async function openRootDir(
   }
   let canonical: string;
   try {
-    canonical = await fsp.realpath(abs);
+    canonical = await io.realpath(abs);
   } catch (error) {
     if (errno(error) === 'ENOENT') return undefined;
     if (errno(error) === 'ENOTDIR' || errno(error) === 'ELOOP') {
@@ -200,17 +208,17 @@ export async function openRootDir(
     throw ioError(codes, `resolving ${label} ${abs}`, error);
   }
   if (canonical !== abs && !options.allowSymlinkedRoot) {
-    const link = (await firstSymlink(abs)) ?? abs;
+    const link = (await firstSymlink(abs, io)) ?? abs;
     throw new CatalogFsError(
       codes.unsafe,
       `${label} ${abs} goes through the symbolic link ${link}; catalog roots must be real directories (set allowSymlinkedRoot to accept it)`,
     );
   }
-  const handle = await openDirNoFollow(canonical, `${label} ${abs}`, codes);
+  const handle = await openDirNoFollow(canonical, `${label} ${abs}`, codes, io);
   if (!handle) return undefined;
   if (FD_PATHS) {
     // A parent swapped between realpath and open would land us elsewhere: ask the kernel.
-    const actual = await fsp.readlink(`/proc/self/fd/${handle.fd}`).catch(() => '');
+    const actual = await io.readlink(`/proc/self/fd/${handle.fd}`).catch(() => '');
     if (actual !== canonical) {
       await handle.close().catch(() => undefined);
       throw new CatalogFsError(
@@ -219,7 +227,7 @@ export async function openRootDir(
       );
     }
   }
-  const dir = new OpenDir(canonical, handle);
+  const dir = new OpenDir(canonical, handle, io);
   if (testHook) await testHook('dir-opened', canonical);
   return dir;
 }
@@ -241,9 +249,9 @@ export async function openChildDir(
         if (errno(error) !== 'EEXIST') throw ioError(options.codes, `creating ${shown}`, error);
       }
     }
-    const handle = await openDirNoFollow(parent.at(name), shown, options.codes);
+    const handle = await openDirNoFollow(parent.at(name), shown, options.codes, parent.io);
     if (!handle) continue;
-    const dir = new OpenDir(shown, handle);
+    const dir = new OpenDir(shown, handle, parent.io);
     if (testHook) await testHook('dir-opened', shown);
     return dir;
   }
@@ -282,10 +290,10 @@ async function openNoFollow(
   dir: SafeDir,
   name: string,
   codes: ErrorCodes,
-): Promise<fsp.FileHandle | undefined> {
+): Promise<FileLike | undefined> {
   const shown = join(dir.path, name);
   try {
-    return await fsp.open(dir.at(name), O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+    return await dir.io.open(dir.at(name), O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
   } catch (error) {
     const code = errno(error);
     if (code === 'ENOENT') return undefined;
