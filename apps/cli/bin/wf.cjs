@@ -11,7 +11,13 @@ const argv = process.argv;
 const root = join(__dirname, '..');
 if (argv.length === 3 && (argv[2] === '--version' || argv[2] === '-V')) {
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
-  process.stdout.write(`${typeof pkg.version === 'string' ? pkg.version : '0.0.0'}\n`);
+  const line = `${typeof pkg.version === 'string' ? pkg.version : '0.0.0'}\n`;
+  // Straight to the descriptor: process.stdout would load Node's stream modules (src/cli/std-output.ts)
+  try {
+    require('node:fs').writeSync(1, line);
+  } catch {
+    process.stdout.write(line);
+  }
 } else {
   const bundle = join(root, 'dist', 'cli', 'wf.cjs');
   // In a clone, `tsc -b` rewrites tsconfig.tsbuildinfo whenever it builds the CLI or a package it

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as cli from './helpers/wf-cli.js';
 
 const TRACE_HOOK = join(import.meta.dirname, 'fixtures', 'load-trace.mjs');
+const BUILTIN_TRACE = join(import.meta.dirname, 'fixtures', 'builtin-trace.cjs');
 
 let p: cli.Project;
 
@@ -150,6 +151,46 @@ describe('each verb loads only what it needs', () => {
       expect(builtins).not.toContain('node:crypto');
     },
   );
+
+  it.each([['runs'], ['show', 'last'], ['list']])(
+    "wf %s writes its output without loading Node's stream modules (std-output.ts, about 5 ms)",
+    (...args) => {
+      const trace = join(p.dir, '..', 'stream-trace.txt');
+      rmSync(trace, { force: true });
+      // stdout and stderr are pipes here, as under a pager or a script
+      const out = spawnSync(process.execPath, ['--require', BUILTIN_TRACE, cli.WF_BIN, ...args], {
+        cwd: p.dir,
+        env: { ...p.env, WF_BUILTIN_TRACE: trace },
+        encoding: 'utf8',
+      });
+      expect(out.status, out.stderr).toBe(0);
+      expect(out.stdout.length).toBeGreaterThan(100);
+      const builtins = readFileSync(trace, 'utf8').trim().split('\n');
+      expect(builtins).toContain('node:fs');
+      expect(builtins.filter((b) => ['node:stream', 'node:net', 'node:tty'].includes(b))).toEqual(
+        [],
+      );
+    },
+  );
+
+  it('a closed pipe ends wf runs quietly with exit code 0 (`wf runs | true`)', () => {
+    const out = spawnSync(
+      'bash',
+      ['-c', '"$NODE" "$WF" runs 2>"$ERR" | true; echo "$PIPESTATUS"'],
+      {
+        cwd: p.dir,
+        env: {
+          ...p.env,
+          NODE: process.execPath,
+          WF: cli.WF_BIN,
+          ERR: join(p.dir, '..', 'err.txt'),
+        },
+        encoding: 'utf8',
+      },
+    );
+    expect(out.stdout.trim()).toBe('0');
+    expect(readFileSync(join(p.dir, '..', 'err.txt'), 'utf8')).toBe('');
+  });
 
   it.each([['runs'], ['show', 'last']])(
     'wf %s loads the bin and the bundle only: no parser, engine or sandbox',

@@ -9,6 +9,7 @@ import type { CheckProfile, Diagnostic } from '@wf/source-contract';
 import { parseJson } from './args.js';
 import type { CapsuleIssue, SmokeReport } from './check-capsule.js';
 import { CliError } from './errors.js';
+import { STDERR, STDOUT } from './std-output.js';
 
 /** Larger files are refused before reading; the contract's own cap (512 KiB) is far below. */
 const MAX_FILE_BYTES = 16 * 1024 * 1024;
@@ -244,10 +245,10 @@ export async function checkAction(
   if (opts.profile !== 'default' && opts.profile !== 'authoring') {
     const message = `--profile must be 'default' or 'authoring', got '${opts.profile}'`;
     if (opts.json)
-      process.stdout.write(
+      STDOUT.write(
         `${JSON.stringify({ ok: false, error: { code: 'WF_CLI_USAGE', message }, exitCode: 2 }, null, 2)}\n`,
       );
-    else process.stderr.write(`wf check: ${message}\n`);
+    else STDERR.write(`wf check: ${message}\n`);
     process.exitCode = 2;
     return;
   }
@@ -257,10 +258,10 @@ export async function checkAction(
   } catch (e) {
     if (!CliError.is(e)) throw e;
     if (opts.json)
-      process.stdout.write(
+      STDOUT.write(
         `${JSON.stringify({ ok: false, error: { code: e.code, message: e.message }, exitCode: e.exitCode }, null, 2)}\n`,
       );
-    else process.stderr.write(`wf check: ${e.code}: ${e.message}\n`);
+    else STDERR.write(`wf check: ${e.code}: ${e.message}\n`);
     process.exitCode = 2;
     return;
   }
@@ -286,10 +287,10 @@ export async function checkAction(
       // docs/cli.md: every failing --json document names its error and exit code.
       ...(report.ok ? {} : { error: checkError(report), exitCode: report.exitCode }),
     };
-    process.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
+    STDOUT.write(`${JSON.stringify(doc, null, 2)}\n`);
   } else {
-    process.stderr.write(problemLines(report));
-    process.stdout.write(formatReport(report));
+    STDERR.write(problemLines(report));
+    STDOUT.write(formatReport(report));
   }
   process.exitCode = report.exitCode;
 }

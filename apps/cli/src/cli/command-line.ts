@@ -77,22 +77,32 @@ function flagOf(spec: OptionSpec): Flag {
 export function parseCommandLine(
   program: ProgramSpec,
   argv: readonly string[],
-  helpWidth: number,
+  helpWidth: () => number,
 ): Parsed {
   const args = argv.slice(2);
   const first = args[0];
   if (first === undefined)
-    return { kind: 'help', text: programHelp(program, helpWidth), toStderr: true, exitCode: 2 };
+    return { kind: 'help', text: programHelp(program, helpWidth()), toStderr: true, exitCode: 2 };
   if (first === '-V' || first === '--version') return { kind: 'version' };
   if (first === '-h' || first === '--help')
-    return { kind: 'help', text: programHelp(program, helpWidth), toStderr: false, exitCode: 0 };
+    return { kind: 'help', text: programHelp(program, helpWidth()), toStderr: false, exitCode: 0 };
   if (first.startsWith('-')) throw new UsageError(`unknown option '${first}'`);
   if (first === 'help') {
     const topic = args[1];
     if (topic === undefined)
-      return { kind: 'help', text: programHelp(program, helpWidth), toStderr: false, exitCode: 0 };
+      return {
+        kind: 'help',
+        text: programHelp(program, helpWidth()),
+        toStderr: false,
+        exitCode: 0,
+      };
     const verb = findVerb(program, topic);
-    return { kind: 'help', text: verbHelp(program, verb, helpWidth), toStderr: false, exitCode: 0 };
+    return {
+      kind: 'help',
+      text: verbHelp(program, verb, helpWidth()),
+      toStderr: false,
+      exitCode: 0,
+    };
   }
   const verb = findVerb(program, first);
   return parseVerb(program, verb, args.slice(1), helpWidth);
@@ -109,7 +119,7 @@ function parseVerb(
   program: ProgramSpec,
   verb: VerbSpec,
   args: readonly string[],
-  helpWidth: number,
+  helpWidth: () => number,
 ): Parsed {
   const flags = [...verb.options.map(flagOf)];
   const byLong = new Map(flags.map((f) => [f.long, f]));
@@ -159,7 +169,12 @@ function parseVerb(
     } else options[flag.key] = !flag.negate;
   }
   if (help)
-    return { kind: 'help', text: verbHelp(program, verb, helpWidth), toStderr: false, exitCode: 0 };
+    return {
+      kind: 'help',
+      text: verbHelp(program, verb, helpWidth()),
+      toStderr: false,
+      exitCode: 0,
+    };
   if (unknown !== undefined) {
     const candidates = [...flags.map((f) => f.long), '--help'];
     throw new UsageError(

@@ -3,6 +3,7 @@
 // prints its code, message and hint (or a JSON error document), anything else is a bug and says so.
 import { cleanLines } from '../progress/frame.js';
 import { CliError, EXIT, type ExitCode } from './errors.js';
+import { STDERR, STDOUT } from './std-output.js';
 
 export interface TermStream {
   write(chunk: string): unknown;
@@ -20,27 +21,9 @@ export interface CliContext {
   readonly json: boolean;
 }
 
-let pipeGuard = false;
-
+/** The context of a verb run from the command line (std-output.ts: a closed pipe ends it quietly). */
 export function processContext(verb: string, json: boolean): CliContext {
-  if (!pipeGuard) {
-    pipeGuard = true;
-    // `wf events x | head`: a closed pipe ends the command quietly, like other Unix tools.
-    for (const stream of [process.stdout, process.stderr]) {
-      stream.on('error', (e: NodeJS.ErrnoException) => {
-        if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-        throw e;
-      });
-    }
-  }
-  return {
-    verb,
-    cwd: process.cwd(),
-    env: process.env,
-    stdout: process.stdout,
-    stderr: process.stderr,
-    json,
-  };
+  return { verb, cwd: process.cwd(), env: process.env, stdout: STDOUT, stderr: STDERR, json };
 }
 
 /** Prints one JSON document on stdout (the `--json` contract: exactly one per invocation). */

@@ -3,6 +3,7 @@
 // and, under --json, one error document on stdout.
 import { readFileSync } from 'node:fs';
 import { type ProgramSpec, parseCommandLine, UsageError } from './command-line.js';
+import { STDERR, STDOUT } from './std-output.js';
 import { VERBS } from './verbs.js';
 
 export const PROGRAM: ProgramSpec = {
@@ -26,20 +27,21 @@ function packageVersion(): string {
 }
 
 /** Help is wrapped to the terminal's width, or 80 columns when not on a terminal. */
-function helpWidth(stream: NodeJS.WriteStream): number {
-  return stream.isTTY && stream.columns ? stream.columns : 80;
+function helpWidth(): number {
+  // Asked only when help is printed: it builds the Node stream (std-output.ts)
+  return STDOUT.isTTY && STDOUT.columns ? STDOUT.columns : 80;
 }
 
 /** Runs the command line on `argv` (as in process.argv) and sets process.exitCode. */
 export async function main(argv: readonly string[]): Promise<number> {
   let code: number;
   try {
-    const parsed = parseCommandLine(PROGRAM, argv, helpWidth(process.stdout));
+    const parsed = parseCommandLine(PROGRAM, argv, helpWidth);
     if (parsed.kind === 'version') {
-      process.stdout.write(`${packageVersion()}\n`);
+      STDOUT.write(`${packageVersion()}\n`);
       code = 0;
     } else if (parsed.kind === 'help') {
-      (parsed.toStderr ? process.stderr : process.stdout).write(parsed.text);
+      (parsed.toStderr ? STDERR : STDOUT).write(parsed.text);
       code = parsed.exitCode;
     } else {
       await parsed.verb.action(parsed.positional, parsed.options);
@@ -48,9 +50,9 @@ export async function main(argv: readonly string[]): Promise<number> {
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     code = 2;
-    process.stderr.write(`error: ${error.message}\n(run \`wf --help\` for usage)\n`);
+    STDERR.write(`error: ${error.message}\n(run \`wf --help\` for usage)\n`);
     if (argv.includes('--json')) {
-      process.stdout.write(
+      STDOUT.write(
         `${JSON.stringify({ ok: false, error: { code: 'WF_CLI_USAGE', message: error.message }, exitCode: 2 }, null, 2)}\n`,
       );
     }
