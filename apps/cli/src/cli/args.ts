@@ -1,6 +1,6 @@
 // Reading workflow arguments from `--args JSON` or `--args-file F`, and small option parsers. A
 // bad value names the flag, the file and the JSON position, so the user can fix it in one go.
-import { readFile, stat } from 'node:fs/promises';
+import { promises as fsp } from 'node:fs';
 import { resolve } from 'node:path';
 import { CliError } from './errors.js';
 
@@ -29,7 +29,7 @@ export async function readArgs(
     const path = resolve(cwd, options.argsFile);
     let text: string;
     try {
-      const info = await stat(path);
+      const info = await fsp.stat(path);
       if (!info.isFile()) throw new Error('not a regular file');
       if (info.size > MAX_ARGS_BYTES) {
         throw new CliError(
@@ -38,7 +38,7 @@ export async function readArgs(
           { hint: 'pass smaller args; a workflow can read workspace files with wf.readFile' },
         );
       }
-      text = await readFile(path, 'utf8');
+      text = await fsp.readFile(path, 'utf8');
     } catch (e) {
       if (e instanceof CliError) throw e;
       throw new CliError(

@@ -5,7 +5,7 @@
 // capsules are validated by the catalog as it lists them, every time (the catalog and its capsule
 // parser are not even opened when neither catalog directory exists): listing loads no source
 // parser, engine or embedded workflow source.
-import { lstat } from 'node:fs/promises';
+import { promises as fsp } from 'node:fs';
 import { defaultCatalogRoots } from '@wf/catalog-fs/resolve';
 import { SHIPPED_INDEX } from '@wf/patterns/shipped-index';
 import { clean } from '../progress/frame.js';
@@ -112,7 +112,7 @@ async function catalogRootsExist(ctx: CliContext): Promise<boolean> {
   const roots = defaultCatalogRoots(ctx.cwd, { DSH_HOME: ctx.env.DSH_HOME, HOME: ctx.env.HOME });
   for (const root of [roots.project, roots.personal]) {
     try {
-      await lstat(root);
+      await fsp.lstat(root);
       return true;
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'ENOENT') return true;

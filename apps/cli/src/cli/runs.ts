@@ -1,7 +1,7 @@
 // The run-store verbs: `wf runs`, `wf show`, `wf events [--follow]`, `wf delete-run`, `wf prune`,
 // `wf report`. They read what the engine recorded through @wf/catalog-fs; every id comes from the
 // user and every record from disk, so both are checked before use.
-import { lstat, open, writeFile } from 'node:fs/promises';
+import { promises as fsp } from 'node:fs';
 import { join, resolve } from 'node:path';
 // The light entry: `wf runs` must not load the whole bridge (schemas, prelude).
 import { runSpan } from '@wf/bridge/run-span';
@@ -144,10 +144,10 @@ async function readResult(store: RunStore, runId: string): Promise<{ value: unkn
   const dir = join(store.root, runId);
   const path = join(dir, 'result.json');
   try {
-    const d = await lstat(dir);
-    const f = await lstat(path);
+    const d = await fsp.lstat(dir);
+    const f = await fsp.lstat(path);
     if (!d.isDirectory() || !f.isFile() || f.size > MAX_RESULT_BYTES) return undefined;
-    const handle = await open(path, 'r');
+    const handle = await fsp.open(path, 'r');
     try {
       const parsed: unknown = JSON.parse(await handle.readFile('utf8'));
       return isRecord(parsed) && 'result' in parsed ? { value: parsed.result } : undefined;
@@ -474,7 +474,7 @@ export async function reportCommand(
     });
     const out = resolve(ctx.cwd, options.out ?? `${run.runId}.report.html`);
     try {
-      await writeFile(out, html, 'utf8');
+      await fsp.writeFile(out, html, 'utf8');
     } catch (e) {
       throw new CliError(
         'WF_CLI_USAGE',

@@ -1,6 +1,6 @@
 // The archive: listing archived versions (newest first) and restoring one under its own or a new
 // name. Restoring publishes a copy; the archived version is never removed.
-import * as fsp from 'node:fs/promises';
+import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
 import { CatalogFsCode, CatalogFsError, type Result } from '../errors.js';
 import { fail } from './failure.js';

@@ -1,7 +1,7 @@
 // Rename intents: a rename publishes a record before it touches names, and opening a catalog
 // replays any left by a crash (roll forward or back, see README "Recovery rules").
 import { randomBytes } from './crypto.js';
-import * as fsp from 'node:fs/promises';
+import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
 import { CatalogFsCode, CatalogFsError, type Result } from '../errors.js';
 import { fail } from './failure.js';

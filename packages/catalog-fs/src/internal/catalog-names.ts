@@ -1,7 +1,7 @@
 // Catalog state and names: the options resolved once into CatalogState, file names per entry kind,
 // archive ids, root opening, entry descriptions, capsule reading and the checks before a write.
 import { randomBytes } from './crypto.js';
-import * as fsp from 'node:fs/promises';
+import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
 import type { WorkflowCapsule } from '@wf/bridge';
 import { CatalogFsCode, CatalogFsError, isCatalogFsError, type OperationError } from '../errors.js';

@@ -1,6 +1,6 @@
 // Publishing: create-only save by link (one winner among concurrent savers, invariant 8), replace
 // by archive-then-swap under the root lock, and delete (archive first, then unlink).
-import * as fsp from 'node:fs/promises';
+import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
 import { CatalogFsCode, CatalogFsError, type Result } from '../errors.js';
 import { fail } from './failure.js';

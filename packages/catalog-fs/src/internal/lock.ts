@@ -3,7 +3,8 @@
 // "breaker" lock, so two processes never both break and re-take it.
 import { randomBytes } from './crypto.js';
 import { constants } from 'node:fs';
-import * as fsp from 'node:fs/promises';
+import { promises as fsp } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 import { CatalogFsError } from '../errors.js';
 import {
   type ErrorCodes,
@@ -40,7 +41,7 @@ async function readHolder(
   dir: SafeDir,
   name: string,
 ): Promise<{ text: string; mtimeMs: number } | undefined> {
-  let handle: fsp.FileHandle | undefined;
+  let handle: FileHandle | undefined;
   try {
     handle = await fsp.open(dir.at(name), O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
     const st = await handle.stat();
@@ -71,7 +72,7 @@ function isStale(text: string, mtimeMs: number, options: LockOptions, now: numbe
 }
 
 async function tryCreate(dir: SafeDir, name: string, content: string): Promise<boolean> {
-  let handle: fsp.FileHandle | undefined;
+  let handle: FileHandle | undefined;
   try {
     handle = await fsp.open(dir.at(name), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o644);
     await handle.writeFile(content);

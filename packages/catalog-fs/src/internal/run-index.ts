@@ -4,7 +4,8 @@
 // they touch, not what is stored. A cache, never the truth: lines for deleted runs are ignored,
 // and a run missing from it (recorded before it existed, or a lost append) is read once and added.
 import { constants } from 'node:fs';
-import * as fsp from 'node:fs/promises';
+import { promises as fsp } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 import { CatalogFsCode } from '../errors.js';
 import { withLock } from './lock.js';
 import {
@@ -223,7 +224,7 @@ export async function appendIndex(base: SafeDir, lines: readonly IndexLine[]): P
 }
 
 async function appendText(base: SafeDir, text: Buffer): Promise<void> {
-  let handle: fsp.FileHandle | undefined;
+  let handle: FileHandle | undefined;
   try {
     handle = await fsp.open(
       base.at(INDEX_FILE),

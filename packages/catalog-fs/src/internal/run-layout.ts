@@ -1,8 +1,8 @@
 // The run store's state and on-disk layout: options resolved once into RunStoreState, the
 // partition rule, run directories, snapshots and aliases, and the run summaries built from them.
 import { createHash } from './crypto.js';
-import type * as fsp from 'node:fs/promises';
-import { realpath } from 'node:fs/promises';
+import { promises as fsp } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
 import { CatalogFsCode, CatalogFsError, isCatalogFsError } from '../errors.js';
 import { fail } from './failure.js';
@@ -51,8 +51,8 @@ export interface LiveRun {
   readonly key: string;
   readonly runId: string;
   snapshot: Record<string, unknown>;
-  events: fsp.FileHandle;
-  journal: fsp.FileHandle;
+  events: FileHandle;
+  journal: FileHandle;
   /** Lines waiting for the next flush, each without its newline (joined with one per batch). */
   eventBuf: string[];
   journalBuf: string[];
@@ -158,7 +158,7 @@ export async function openRunStoreState(options: RunStoreOptions): Promise<RunSt
   let partition: string | undefined;
   let canonicalProject = project;
   if (partitioned) {
-    canonicalProject = await realpath(project).catch(() => project);
+    canonicalProject = await fsp.realpath(project).catch(() => project);
     partition = createHash('sha256').update(canonicalProject).digest('hex').slice(0, 32);
   }
   const basePath = partition ? join(rootPath, partition) : rootPath;

@@ -1,7 +1,7 @@
 // The run store's maintenance: display aliases, deletion (never of an active run, invariant 9),
 // retention, and flushing or closing live runs. Crash recovery lives in run-recovery.ts.
 import { randomBytes } from './crypto.js';
-import * as fsp from 'node:fs/promises';
+import { promises as fsp } from 'node:fs';
 import { CatalogFsCode, CatalogFsError, type Result } from '../errors.js';
 import { fail } from './failure.js';
 import type { RunSummary } from '../run-store-types.js';

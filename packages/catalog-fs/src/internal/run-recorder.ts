@@ -2,7 +2,8 @@
 // buffered per live run and appended in batches under the fsync policy; run.json is coalesced.
 import { createHash } from './crypto.js';
 import { constants } from 'node:fs';
-import * as fsp from 'node:fs/promises';
+import { promises as fsp } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 import { CatalogFsCode, CatalogFsError, isCatalogFsError } from '../errors.js';
 import type { RunOwner } from '../run-store-types.js';
 import { appendIndex } from './run-index.js';
@@ -121,7 +122,7 @@ function batchOf(rest: Buffer | undefined, lines: string[]): Buffer | undefined 
  * cost less CPU but more wall time on the loaded 2-core machine (the event loop waits for each
  * write(2) instead of overlapping it), and a stalled disk would hold the event loop.
  */
-async function appendOut(handle: fsp.FileHandle, buffer: Buffer | undefined): Promise<Appended> {
+async function appendOut(handle: FileHandle, buffer: Buffer | undefined): Promise<Appended> {
   if (!buffer) return { wrote: false };
   let offset = 0;
   try {

@@ -1,6 +1,6 @@
 // Crash recovery (invariant 9): runs whose owner process is gone are marked `interrupted`, trash
 // and abandoned temp files are removed. One pass over the store root serves recovery and a listing.
-import * as fsp from 'node:fs/promises';
+import { promises as fsp } from 'node:fs';
 import { CatalogFsCode } from '../errors.js';
 import type { RunSnapshot } from '../run-store-types.js';
 import {

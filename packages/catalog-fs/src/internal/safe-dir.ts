@@ -4,7 +4,8 @@
 // (invariant 8: no symlinks anywhere on the path, every path below its root).
 import { randomBytes } from './crypto.js';
 import { constants, existsSync } from 'node:fs';
-import * as fsp from 'node:fs/promises';
+import { promises as fsp } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join, resolve, sep } from 'node:path';
 import { CatalogFsError, type CatalogFsErrorCode } from '../errors.js';
@@ -414,7 +415,7 @@ export async function writeTempFile(
   codes: ErrorCodes,
 ): Promise<string> {
   const name = newTempName();
-  let handle: fsp.FileHandle | undefined;
+  let handle: FileHandle | undefined;
   try {
     handle = await fsp.open(dir.at(name), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode);
     await handle.writeFile(data);
