@@ -33,11 +33,16 @@ if (argv.length === 3 && (argv[2] === '--version' || argv[2] === '-V')) {
     );
     if (out.status !== 0) process.exit(1);
   }
-  // The engine and contract bundles (written with wf.cjs) are required only by the verbs that
-  // run or check workflows: only those pay for looking.
+  // The lazy bundles (written with wf.cjs): the engine and the contract only for the verbs that
+  // run or check workflows, the capsule schemas and shipped workflows for every verb that may
+  // read a workflow; the run-store verbs need neither. Only the verbs that need one pay for looking.
+  const lazy = (name) => join(root, 'dist', 'cli', name);
+  const storeVerbs = ['runs', 'show', 'events', 'report', 'delete-run', 'prune', 'help', undefined];
   const needs = ['run', 'resume', 'check', 'worker'].includes(argv[2])
-    ? [bundle, join(root, 'dist', 'cli', 'engine.cjs'), join(root, 'dist', 'cli', 'contract.cjs')]
-    : [bundle];
+    ? [bundle, lazy('engine.cjs'), lazy('contract.cjs'), lazy('workflows.cjs')]
+    : storeVerbs.includes(argv[2])
+      ? [bundle]
+      : [bundle, lazy('workflows.cjs')];
   const missing = needs.find((file) => statSync(file, { throwIfNoEntry: false }) === undefined);
   if (missing !== undefined) {
     process.stderr.write(`wf: ${missing} is missing: this install of @wf/cli is incomplete\n`);

@@ -50,6 +50,8 @@ const BIN_AND_BUNDLE = [expect.stringMatching(BIN), expect.stringMatching(BUNDLE
 const SCHEMA_WORKER_DEPS = /npm:(ajv|re2js)\//;
 const ENGINE_BUNDLE = /\/apps\/cli\/dist\/cli\/engine\.cjs$/;
 const CONTRACT_BUNDLE = /\/apps\/cli\/dist\/cli\/contract\.cjs$/;
+/** @wf/bridge (capsule schemas, prelude) with valibot, and @wf/patterns: the verbs that read workflows. */
+const WORKFLOWS_BUNDLE = expect.stringMatching(/\/apps\/cli\/dist\/cli\/workflows\.cjs$/);
 const BABEL_FILE = 'npm:@babel/parser/lib/index.js';
 /** The sandbox's worker thread, one CommonJS file too (packages/sandbox/scripts/bundle-worker.mjs). */
 const SANDBOX_WORKER = expect.stringMatching(/\/packages\/sandbox\/dist\/internal\/worker\.cjs$/);
@@ -78,12 +80,13 @@ beforeAll(() => {
 afterAll(() => p?.cleanup());
 
 describe('each verb loads only what it needs', () => {
-  it('wf run loads the two bundles, the parser and the worker bundle: no ES module, no ajv or re2js', () => {
+  it('wf run loads the three bundles, the parser and the worker bundle: no ES module, no ajv or re2js', () => {
     const modules = loaded(['run', 'five.workflow.js', '--delay-ms', '0', '--no-progress']);
     expect(new Set(modules)).toEqual(
       new Set([
         ...BIN_AND_BUNDLE,
         expect.stringMatching(ENGINE_BUNDLE),
+        WORKFLOWS_BUNDLE,
         BABEL_FILE,
         SANDBOX_WORKER,
       ]),
@@ -91,9 +94,14 @@ describe('each verb loads only what it needs', () => {
     expect(matching(modules, SCHEMA_WORKER_DEPS)).toEqual([]);
   });
 
-  it('wf check of a file loads the contract bundle and the parser, not the engine', () => {
+  it('wf check of a file loads the contract and workflows bundles and the parser, not the engine', () => {
     expect(new Set(loaded(['check', 'five.workflow.js']))).toEqual(
-      new Set([...BIN_AND_BUNDLE, expect.stringMatching(CONTRACT_BUNDLE), BABEL_FILE]),
+      new Set([
+        ...BIN_AND_BUNDLE,
+        expect.stringMatching(CONTRACT_BUNDLE),
+        WORKFLOWS_BUNDLE,
+        BABEL_FILE,
+      ]),
     );
   });
 
@@ -121,8 +129,8 @@ describe('each verb loads only what it needs', () => {
     try {
       mkdirSync(join(q.dir, '.dsh', 'workflows'), { recursive: true });
       q.file('.dsh/workflows/broken.workflow.json', { format: 'dsh.workflow', manifest: {} });
-      // The capsule parser (the bridge and its schema library) is in the bundle.
-      expect(loaded(['list'], q)).toEqual(BIN_AND_BUNDLE);
+      // The capsule parser (the bridge and its schema library) is in the workflows bundle.
+      expect(loaded(['list'], q)).toEqual([...BIN_AND_BUNDLE, WORKFLOWS_BUNDLE]);
       const listed = spawnSync(process.execPath, [cli.WF_BIN, 'list', '--json'], {
         cwd: q.dir,
         env: q.env,
@@ -204,7 +212,7 @@ describe('each verb loads only what it needs', () => {
 describe('the bundle', () => {
   const bundle = readFileSync(join(cli.REPO, 'apps', 'cli', 'dist', 'cli', 'wf.cjs'), 'utf8');
 
-  it('holds the CLI, the run store and the shipped index, but no argument library', () => {
+  it('holds the CLI, the run store and the shipped index, but no schemas, patterns or argument library', () => {
     // esbuild labels each bundled module with its path relative to apps/cli, in a comment
     const sources = [...bundle.matchAll(/^\/\/ (\S+\.m?js)$/gm)].map((m) =>
       `/${m[1]}`.replace(/^.*\/node_modules\/\.pnpm\/[^/]+\/node_modules\//, 'npm:'),
@@ -212,7 +220,10 @@ describe('the bundle', () => {
     expect(sources).toContain('/dist/cli/runs.js');
     expect(matching(sources, /\/packages\/catalog-fs\/dist\/run-store\.js$/).length).toBe(1);
     expect(matching(sources, PATTERNS_INDEX).length).toBeGreaterThan(0);
-    expect(matching(sources, SCHEMAS).length).toBeGreaterThan(0);
+    // the capsule schemas and the shipped workflows are workflows.cjs: 40% of the old wf.cjs,
+    // which every verb compiled (about 4 ms) and the run-store verbs never ran
+    expect(matching(sources, SCHEMAS)).toEqual([]);
+    expect(matching(sources, /\/packages\/patterns\/dist\/(index|capsules\/)/)).toEqual([]);
     expect(matching(sources, ARG_LIBRARIES)).toEqual([]);
     expect(matching(sources, BABEL)).toEqual([]);
     expect(matching(sources, ENGINE)).toEqual([]);
@@ -233,12 +244,15 @@ describe('the bundle', () => {
         ['@wf/engine', 'module2.exports = require("./engine.cjs").m0;'],
         ['@wf/sandbox', 'module2.exports = require("./engine.cjs").m1;'],
         ['@wf/source-contract', 'module2.exports = require("./contract.cjs").m0;'],
+        ['@wf/bridge', 'module2.exports = require("./workflows.cjs").m0;'],
+        ['@wf/patterns', 'module2.exports = require("./workflows.cjs").m1;'],
       ]),
     );
     // Nowhere else: no verb loads it at start-up (the light verbs' traces above say the same).
     expect(bundle.split('require("./engine.cjs")').length - 1).toBe(2);
     expect(bundle.split('require("./contract.cjs")').length - 1).toBe(1);
-    for (const name of ['@wf/engine', '@wf/sandbox', '@wf/source-contract'])
+    expect(bundle.split('require("./workflows.cjs")').length - 1).toBe(2);
+    for (const name of ['@wf/engine', '@wf/sandbox', '@wf/source-contract', '@wf/bridge'])
       expect(bundle, name).not.toContain(`require("${name}")`);
     // Restate, and the engine and sandbox its verbs import beside it, stay ES modules.
     expect(bundle).toContain('import("@wf/restate")');
