@@ -94,14 +94,9 @@ describe('each verb loads only what it needs', () => {
     expect(matching(modules, SCHEMA_WORKER_DEPS)).toEqual([]);
   });
 
-  it('wf check of a file loads the contract and workflows bundles and the parser, not the engine', () => {
+  it('wf check of a file loads the contract bundle and the parser: not the engine, not the capsule schemas', () => {
     expect(new Set(loaded(['check', 'five.workflow.js']))).toEqual(
-      new Set([
-        ...BIN_AND_BUNDLE,
-        expect.stringMatching(CONTRACT_BUNDLE),
-        WORKFLOWS_BUNDLE,
-        BABEL_FILE,
-      ]),
+      new Set([...BIN_AND_BUNDLE, expect.stringMatching(CONTRACT_BUNDLE), BABEL_FILE]),
     );
   });
 

@@ -116,11 +116,15 @@ export async function checkFiles(
   files: readonly string[],
   options: { profile: CheckProfile; cwd: string; smoke?: boolean; args?: unknown },
 ): Promise<CheckReport> {
-  // Loaded here, not at the top: registering `check` must not cost every verb the parser.
-  const [{ checkWorkflowSource }, { checkCapsule, smokeWorkflow }] = await Promise.all([
-    import('@wf/source-contract'),
-    import('./check-capsule.js'),
-  ]);
+  // Loaded here, not at the top: registering `check` must not cost every verb the parser. The
+  // capsule checks (the capsule schemas: dist/cli/workflows.cjs in the bundle, about 3 ms to
+  // compile) only for a capsule or a smoke run.
+  const { checkWorkflowSource } = await import('@wf/source-contract');
+  let capsuleChecks: Promise<typeof import('./check-capsule.js')> | undefined;
+  const capsuleModule = () => {
+    capsuleChecks ??= import('./check-capsule.js');
+    return capsuleChecks;
+  };
   const reports: FileReport[] = [];
   for (const file of files) {
     const read = await readWorkflowFile(file, options.cwd);
@@ -136,11 +140,19 @@ export async function checkFiles(
       continue;
     }
     const result = checkWorkflowSource(read.source, { filename: file, profile: options.profile });
-    const capsule = read.kind === 'capsule' ? checkCapsule(read.json, options.args) : undefined;
+    const capsule =
+      read.kind === 'capsule'
+        ? (await capsuleModule()).checkCapsule(read.json, options.args)
+        : undefined;
     const issues = capsule?.issues ?? [];
     const smoke =
       options.smoke && result.ok && issues.length === 0
-        ? await smokeWorkflow(file, read.source, capsule?.capsule, options.args)
+        ? await (await capsuleModule()).smokeWorkflow(
+            file,
+            read.source,
+            capsule?.capsule,
+            options.args,
+          )
         : undefined;
     reports.push({
       file,
