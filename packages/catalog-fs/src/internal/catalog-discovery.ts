@@ -1,7 +1,6 @@
 // Discovery: listing both roots with precedence (project shadows personal; in one directory a
 // capsule beats .ts > .mjs > .js) and loading one entry. Never imports trusted-local code.
-import type { Dirent } from 'node:fs';
-import { promises as fsp } from 'node:fs';
+import { type Dirent, promises as fsp } from 'node:fs';
 import { join } from 'node:path';
 import type { WorkflowCapsule } from '@wf/bridge';
 import { CatalogFsCode, CatalogFsError, type OperationError, type Result } from '../errors.js';

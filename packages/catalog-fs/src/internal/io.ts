@@ -18,10 +18,10 @@ import {
   readdirSync,
   readlinkSync,
   readSync,
+  promises as fsp,
   realpathSync,
   type Stats,
 } from 'node:fs';
-import { promises as fsp } from 'node:fs';
 
 /** An open file or directory: the subset of fs/promises' FileHandle the store uses. */
 export interface FileLike {

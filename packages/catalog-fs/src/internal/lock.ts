@@ -2,8 +2,7 @@
 // (replace, rename, delete, intent replay). A lock whose holder died is broken under a second
 // "breaker" lock, so two processes never both break and re-take it.
 import { randomBytes } from './crypto.js';
-import { constants } from 'node:fs';
-import { promises as fsp } from 'node:fs';
+import { constants, promises as fsp } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { CatalogFsError } from '../errors.js';
 import {

@@ -3,8 +3,7 @@
 // it instead of reading every run.json, and recovery skips runs it knows ended: both cost what
 // they touch, not what is stored. A cache, never the truth: lines for deleted runs are ignored,
 // and a run missing from it (recorded before it existed, or a lost append) is read once and added.
-import { constants } from 'node:fs';
-import { promises as fsp } from 'node:fs';
+import { constants, promises as fsp } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { CatalogFsCode } from '../errors.js';
 import { withLock } from './lock.js';

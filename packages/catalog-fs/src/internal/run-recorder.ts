@@ -1,8 +1,7 @@
 // The run recorder: the write side of the run store (the engine's RunRecorder port). Lines are
 // buffered per live run and appended in batches under the fsync policy; run.json is coalesced.
 import { createHash } from './crypto.js';
-import { constants } from 'node:fs';
-import { promises as fsp } from 'node:fs';
+import { constants, promises as fsp } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { CatalogFsCode, CatalogFsError, isCatalogFsError } from '../errors.js';
 import type { RunOwner } from '../run-store-types.js';

@@ -3,8 +3,7 @@
 // descriptor, so a component swapped for a symlink after the check cannot redirect the operation
 // (invariant 8: no symlinks anywhere on the path, every path below its root).
 import { randomBytes } from './crypto.js';
-import { constants, existsSync } from 'node:fs';
-import { promises as fsp } from 'node:fs';
+import { constants, existsSync, promises as fsp } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join, resolve, sep } from 'node:path';
