@@ -155,7 +155,7 @@ describe('each verb loads only what it needs', () => {
     },
   );
 
-  it.each([['runs'], ['show', 'last'], ['list']])(
+  it.each([['runs'], ['show', 'last'], ['list'], ['--help']])(
     "wf %s loads neither Node's stream modules (std-output.ts, ~5 ms) nor node:fs/promises (~2 ms)",
     (...args) => {
       const trace = join(p.dir, '..', 'stream-trace.txt');

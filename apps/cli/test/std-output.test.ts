@@ -86,10 +86,10 @@ describe('StdOutput', () => {
     expect(stream.built()).toBe(0);
   });
 
-  it('asking a terminal fact builds the stream once, and then every write goes through it', () => {
+  it('asking a terminal fact of a character device builds the stream once, and then every write goes through it', () => {
     const stream = fakeStream(true);
     const fd = fakeFd(1 << 20);
-    const out = new StdOutput(1, stream.factory, fd.write, exitCalled);
+    const out = new StdOutput(1, stream.factory, fd.write, exitCalled, () => true);
     out.write('before\n');
     expect(out.isTTY).toBe(true);
     expect(out.columns).toBe(120);
@@ -100,14 +100,34 @@ describe('StdOutput', () => {
     expect(stream.built()).toBe(1);
   });
 
-  it('writes a real descriptor byte for byte', () => {
+  it('a descriptor that is no character device is not a terminal: no stream is built to say so', () => {
+    const stream = fakeStream(true);
+    const fd = fakeFd(1 << 20);
+    let fstats = 0;
+    const out = new StdOutput(1, stream.factory, fd.write, exitCalled, () => {
+      fstats++;
+      return false;
+    });
+    expect(out.isTTY).toBe(false);
+    expect(out.columns).toBeUndefined();
+    expect(out.rows).toBeUndefined();
+    out.write('still direct\n');
+    expect(fd.text()).toBe('still direct\n');
+    expect(stream.built()).toBe(0);
+    expect(fstats).toBe(1);
+  });
+
+  it('a real file is no terminal, and is written byte for byte', () => {
     const p = tempProject();
     try {
       const file = join(p.dir, 'out.txt');
       const fd = openSync(file, 'w');
-      const out = new StdOutput(fd, fakeStream().factory);
+      const stream = fakeStream(true);
+      const out = new StdOutput(fd, stream.factory);
       const text = `${'x'.repeat(100_000)}\n— done\n`;
       out.write(text);
+      expect(out.isTTY).toBe(false);
+      expect(stream.built()).toBe(0);
       closeSync(fd);
       expect(readFileSync(file, 'utf8')).toBe(text);
     } finally {

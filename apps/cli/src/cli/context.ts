@@ -8,8 +8,8 @@ import { STDERR, STDOUT } from './std-output.js';
 export interface TermStream {
   write(chunk: string): unknown;
   readonly isTTY?: boolean;
-  readonly columns?: number;
-  readonly rows?: number;
+  readonly columns?: number | undefined;
+  readonly rows?: number | undefined;
 }
 
 export interface CliContext {

@@ -5,12 +5,13 @@
 // through fs.writeSync). Node writes stdout and stderr synchronously on Linux for files, pipes and
 // terminals, so output order and exit behaviour are as before.
 // The Node stream is still built, once, when a caller asks a terminal fact (isTTY, columns, rows:
-// the live progress view and help do), and from then on every write goes through it, so nothing
-// is reordered around it. A direct write that fails for any reason but a closed pipe hands over to
+// the live progress view and help do) of a descriptor that can be a terminal (a character device;
+// a pipe or a file is answered "not a terminal" from one fstat), and from then on every write goes
+// through it, so nothing is reordered around it. A direct write that fails for any reason but a closed pipe hands over to
 // the stream for good (EAGAIN on a descriptor someone made non-blocking, for one), with the bytes
 // not yet written: nothing is lost. A closed pipe (`wf runs | head -1`) ends the command quietly,
 // like other Unix tools, with the exit code so far.
-import { writeSync } from 'node:fs';
+import { fstatSync, writeSync } from 'node:fs';
 import type { TermStream } from './context.js';
 
 /** What StdOutput needs of the Node stream it hands over to. */
@@ -21,13 +22,15 @@ export type NodeWriteStream = Pick<
 
 export class StdOutput implements TermStream {
   #stream: NodeWriteStream | undefined;
+  #mayBeTerminal: boolean | undefined;
 
-  /** `write` and `closedPipe` are fs.writeSync and a quiet exit, but for tests. */
+  /** The last three are fs.writeSync, a quiet exit and an fstat, but for tests. */
   constructor(
     private readonly fd: number,
     private readonly nodeStream: () => NodeWriteStream,
     private readonly writeFd: typeof writeSync = writeSync,
     private readonly closedPipe: () => never = exitQuietly,
+    private readonly characterDevice: (fd: number) => boolean = isCharacterDevice,
   ) {}
 
   write(chunk: string): boolean {
@@ -45,15 +48,19 @@ export class StdOutput implements TermStream {
   }
 
   get isTTY(): boolean {
+    if (this.#stream === undefined) {
+      this.#mayBeTerminal ??= this.characterDevice(this.fd);
+      if (!this.#mayBeTerminal) return false;
+    }
     return this.stream().isTTY === true;
   }
 
-  get columns(): number {
-    return this.stream().columns;
+  get columns(): number | undefined {
+    return this.isTTY ? this.stream().columns : undefined;
   }
 
-  get rows(): number {
-    return this.stream().rows;
+  get rows(): number | undefined {
+    return this.isTTY ? this.stream().rows : undefined;
   }
 
   /** The Node stream, built on first use, with the closed-pipe guard. */
@@ -67,6 +74,15 @@ export class StdOutput implements TermStream {
       this.#stream = stream;
     }
     return this.#stream;
+  }
+}
+
+/** A terminal is a character device; so is /dev/null, which the stream then answers for. */
+function isCharacterDevice(fd: number): boolean {
+  try {
+    return fstatSync(fd).isCharacterDevice();
+  } catch {
+    return true; // let the Node stream decide, as before
   }
 }
 

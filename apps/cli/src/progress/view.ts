@@ -15,8 +15,8 @@ import { clean, renderProgressFrame } from './frame.js';
 export interface ProgressStream {
   write(chunk: string): unknown;
   readonly isTTY?: boolean;
-  readonly columns?: number;
-  readonly rows?: number;
+  readonly columns?: number | undefined;
+  readonly rows?: number | undefined;
 }
 
 export interface ProgressViewOptions {
