@@ -32,6 +32,19 @@ function loaded(args: readonly string[], project = p, status = 0): string[] {
   );
 }
 
+/** The public built-in modules `wf <args>` loaded (fixtures/builtin-trace.cjs), stdout a pipe. */
+function builtinsLoaded(args: readonly string[]): { builtins: string[]; stdout: string } {
+  const trace = join(p.dir, '..', 'builtin-trace.txt');
+  rmSync(trace, { force: true });
+  const out = spawnSync(process.execPath, ['--require', BUILTIN_TRACE, cli.WF_BIN, ...args], {
+    cwd: p.dir,
+    env: { ...p.env, WF_BUILTIN_TRACE: trace },
+    encoding: 'utf8',
+  });
+  expect(out.status, out.stderr).toBe(0);
+  return { builtins: readFileSync(trace, 'utf8').trim().split('\n'), stdout: out.stdout };
+}
+
 const matching = (modules: string[], pattern: RegExp) => modules.filter((m) => pattern.test(m));
 
 const BABEL = /npm:@babel\/parser\//;
@@ -141,15 +154,7 @@ describe('each verb loads only what it needs', () => {
   it.each([['runs'], ['show', 'last']])(
     'wf %s does not load node:crypto (4-5 ms): the run store loads it on first use, to write',
     (...args) => {
-      const trace = join(p.dir, '..', 'builtin-trace.txt');
-      rmSync(trace, { force: true });
-      const out = spawnSync(process.execPath, ['--import', TRACE_HOOK, cli.WF_BIN, ...args], {
-        cwd: p.dir,
-        env: { ...p.env, WF_BUILTIN_TRACE: trace, WF_LOAD_TRACE: `${trace}.files` },
-        encoding: 'utf8',
-      });
-      expect(out.status, out.stderr).toBe(0);
-      const builtins = readFileSync(trace, 'utf8').trim().split('\n');
+      const { builtins } = builtinsLoaded(args);
       expect(builtins).toContain('node:fs');
       expect(builtins).not.toContain('node:crypto');
     },
@@ -158,17 +163,9 @@ describe('each verb loads only what it needs', () => {
   it.each([['runs'], ['show', 'last'], ['list'], ['--help']])(
     "wf %s loads neither Node's stream modules (std-output.ts, ~5 ms) nor node:fs/promises (~2 ms)",
     (...args) => {
-      const trace = join(p.dir, '..', 'stream-trace.txt');
-      rmSync(trace, { force: true });
       // stdout and stderr are pipes here, as under a pager or a script
-      const out = spawnSync(process.execPath, ['--require', BUILTIN_TRACE, cli.WF_BIN, ...args], {
-        cwd: p.dir,
-        env: { ...p.env, WF_BUILTIN_TRACE: trace },
-        encoding: 'utf8',
-      });
-      expect(out.status, out.stderr).toBe(0);
-      expect(out.stdout.length).toBeGreaterThan(100);
-      const builtins = readFileSync(trace, 'utf8').trim().split('\n');
+      const { builtins, stdout } = builtinsLoaded(args);
+      expect(stdout.length).toBeGreaterThan(100);
       expect(builtins).toContain('node:fs');
       // fs/promises: the run store reads with blocking calls, and every module reaches the
       // promise API through fs.promises, a getter the bundle reads only when a call is made.
