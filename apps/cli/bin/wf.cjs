@@ -39,7 +39,7 @@ if (argv.length === 3 && (argv[2] === '--version' || argv[2] === '-V')) {
   const lazy = (name) => join(root, 'dist', 'cli', name);
   const storeVerbs = ['runs', 'show', 'events', 'report', 'delete-run', 'prune', 'help', undefined];
   const needs = ['run', 'resume', 'check', 'worker'].includes(argv[2])
-    ? [bundle, lazy('engine.cjs'), lazy('contract.cjs'), lazy('workflows.cjs')]
+    ? [bundle, ...['engine.cjs', 'contract.cjs', 'parser.cjs', 'workflows.cjs'].map(lazy)]
     : storeVerbs.includes(argv[2])
       ? [bundle]
       : [bundle, lazy('workflows.cjs')];
@@ -48,7 +48,13 @@ if (argv.length === 3 && (argv[2] === '--version' || argv[2] === '-V')) {
     process.stderr.write(`wf: ${missing} is missing: this install of @wf/cli is incomplete\n`);
     process.exit(1);
   }
-  if (argv[2] === 'run' || argv[2] === 'resume') {
+  const runs = argv[2] === 'run' || argv[2] === 'resume';
+  // Compiled with the code caches written at build time, when they match (bin/code-cache.cjs).
+  require('./code-cache.cjs').useCodeCache(
+    [bundle, ...['engine.cjs', 'contract.cjs', 'parser.cjs', 'workflows.cjs'].map(lazy)],
+    runs ? 'liftoff' : '',
+  );
+  if (runs) {
     // A short-lived process: V8 compiles QuickJS with its baseline compiler only. With the
     // default tiering, the optimizing compiler is still busy in the background when the run ends
     // and the process waits for it before exiting: measured 2026-12-03, idle, `wf run` of 5

@@ -2,10 +2,13 @@
 // records every module it loads, and each verb is checked against the heavy dependencies it must
 // not pay for. The CLI itself is one CommonJS bundle (dist/cli/wf.cjs, scripts/bundle.mjs): the
 // light verbs load the bin and the bundle and no other file; the engine, the sandbox and the
-// contract are two more bundles (dist/cli/engine.cjs, contract.cjs), loaded by the verbs that need them, and
-// @babel/parser stays a file of its own. Speed is measured in bench/startup.bench.ts.
+// contract are two more bundles (dist/cli/engine.cjs, contract.cjs), loaded by the verbs that need
+// them, and @babel/parser a copy of its one file beside them (parser.cjs), each compiled from its
+// code cache (bin/code-cache.cjs, tested in cli-code-cache.integration.test.ts). Speed is measured
+// in bench/startup.bench.ts.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as cli from './helpers/wf-cli.js';
@@ -58,14 +61,21 @@ const PATTERNS_INDEX =
 const ARG_LIBRARIES = /npm:(commander|yargs|minimist|cac|meow)\//;
 const BIN = /\/apps\/cli\/bin\/wf\.cjs$/;
 const BUNDLE = /\/apps\/cli\/dist\/cli\/wf\.cjs$/;
-/** The whole program of a light verb: the bin, then the bundle, and no other file. */
-const BIN_AND_BUNDLE = [expect.stringMatching(BIN), expect.stringMatching(BUNDLE)];
+/** The bin's loader of the bundles' code caches. */
+const CODE_CACHE = /\/apps\/cli\/bin\/code-cache\.cjs$/;
+/** The whole program of a light verb: the bin, its code-cache loader, the bundle, and no other file. */
+const BIN_AND_BUNDLE = [
+  expect.stringMatching(BIN),
+  expect.stringMatching(CODE_CACHE),
+  expect.stringMatching(BUNDLE),
+];
 const SCHEMA_WORKER_DEPS = /npm:(ajv|re2js)\//;
 const ENGINE_BUNDLE = /\/apps\/cli\/dist\/cli\/engine\.cjs$/;
 const CONTRACT_BUNDLE = /\/apps\/cli\/dist\/cli\/contract\.cjs$/;
+/** @babel/parser's lib/index.js, copied beside the bundles by scripts/bundle.mjs. */
+const PARSER_COPY = expect.stringMatching(/\/apps\/cli\/dist\/cli\/parser\.cjs$/);
 /** @wf/bridge (capsule schemas, prelude) with valibot, and @wf/patterns: the verbs that read workflows. */
 const WORKFLOWS_BUNDLE = expect.stringMatching(/\/apps\/cli\/dist\/cli\/workflows\.cjs$/);
-const BABEL_FILE = 'npm:@babel/parser/lib/index.js';
 /** The sandbox's worker thread, one CommonJS file too (packages/sandbox/scripts/bundle-worker.mjs). */
 const SANDBOX_WORKER = expect.stringMatching(/\/packages\/sandbox\/dist\/internal\/worker\.cjs$/);
 
@@ -93,24 +103,28 @@ beforeAll(() => {
 afterAll(() => p?.cleanup());
 
 describe('each verb loads only what it needs', () => {
-  it('wf run loads the three bundles, the parser and the worker bundle: no ES module, no ajv or re2js', () => {
+  it('wf run loads the four bundles, the parser and the worker bundle: no ES module, no ajv or re2js', () => {
     const modules = loaded(['run', 'five.workflow.js', '--delay-ms', '0', '--no-progress']);
     expect(new Set(modules)).toEqual(
       new Set([
         ...BIN_AND_BUNDLE,
         expect.stringMatching(ENGINE_BUNDLE),
+        expect.stringMatching(CONTRACT_BUNDLE),
+        PARSER_COPY,
         WORKFLOWS_BUNDLE,
-        BABEL_FILE,
         SANDBOX_WORKER,
       ]),
     );
+    expect(matching(modules, BABEL)).toEqual([]);
     expect(matching(modules, SCHEMA_WORKER_DEPS)).toEqual([]);
   });
 
   it('wf check of a file loads the contract bundle and the parser: not the engine, not the capsule schemas', () => {
-    expect(new Set(loaded(['check', 'five.workflow.js']))).toEqual(
-      new Set([...BIN_AND_BUNDLE, expect.stringMatching(CONTRACT_BUNDLE), BABEL_FILE]),
+    const modules = loaded(['check', 'five.workflow.js']);
+    expect(new Set(modules)).toEqual(
+      new Set([...BIN_AND_BUNDLE, expect.stringMatching(CONTRACT_BUNDLE), PARSER_COPY]),
     );
+    expect(matching(modules, BABEL)).toEqual([]);
   });
 
   it('wf --version loads nothing but the bin', () => {
@@ -255,19 +269,20 @@ describe('the bundle', () => {
 describe('the engine and contract bundles', () => {
   const read = (name: string) =>
     readFileSync(join(cli.REPO, 'apps', 'cli', 'dist', 'cli', name), 'utf8');
+  /** The modules esbuild labels in a bundle, npm packages shortened to npm:<name>/. */
+  const sourcesOf = (name: string) =>
+    [...read(name).matchAll(/^\/\/ (\S+\.m?js)$/gm)].map((m) =>
+      `/${m[1]}`.replace(/^.*\/node_modules\/\.pnpm\/[^/]+\/node_modules\//, 'npm:'),
+    );
 
   it.each([
     [
       'engine.cjs',
-      [
-        '@wf/sandbox", "dist/internal/pool-worker.js',
-        '@wf/engine", "dist/internal/schema-pool.js',
-        '@wf/source-contract", "dist/check.js',
-      ],
+      ['@wf/sandbox", "dist/internal/pool-worker.js', '@wf/engine", "dist/internal/schema-pool.js'],
     ],
-    ['contract.cjs', ['@wf/source-contract", "dist/check.js']],
+    ['contract.cjs', []],
   ])(
-    '%s is strict code that finds its workers and the parser where their packages are installed',
+    '%s is strict code that finds its workers where their packages are installed',
     (name, urls) => {
       const text = read(name);
       expect(text.startsWith('"use strict";\n')).toBe(true);
@@ -275,16 +290,43 @@ describe('the engine and contract bundles', () => {
       expect(text).not.toContain('import_meta');
       for (const url of urls) expect(text).toContain(`__wf_module_url("${url}")`);
       expect(text).not.toContain('require("@wf/restate")');
+      // the parser is bundled, not required from node_modules
+      expect(text).not.toContain("require('@babel/parser')");
+      expect(text).not.toContain('require("@babel/parser")');
     },
   );
 
-  it('the contract bundle holds no engine or sandbox', () => {
-    const sources = [...read('contract.cjs').matchAll(/^\/\/ (\S+\.m?js)$/gm)].map(
-      (m) => m[1] ?? '',
+  it('the contract bundle holds the contract, requires the parser beside it, and holds no engine or sandbox', () => {
+    const sources = sourcesOf('contract.cjs');
+    expect(matching(sources, /\/packages\/source-contract\//).length).toBeGreaterThan(0);
+    expect(matching(sources, /\/packages\/(engine|sandbox)\/|npm:@babel\//)).toEqual([]);
+    expect(read('contract.cjs')).toContain('require("./parser.cjs")');
+  });
+
+  it("parser.cjs is @babel/parser's lib/index.js as the contract resolves it, with a header and the cache key", () => {
+    const contract = createRequire(join(cli.REPO, 'apps', 'cli', 'package.json')).resolve(
+      '@wf/source-contract/package.json',
     );
-    expect(sources.filter((s) => /\/packages\/source-contract\//.test(s)).length).toBeGreaterThan(
-      0,
+    const original = readFileSync(createRequire(contract).resolve('@babel/parser'), 'utf8');
+    const lines = read('parser.cjs').split('\n');
+    expect(lines[0]).toMatch(
+      /^\/\/ @babel\/parser \d+\.\d+\.\d+ \(MIT\), lib\/index\.js, copied by/,
     );
-    expect(sources.filter((s) => /\/packages\/(engine|sandbox)\//.test(s))).toEqual([]);
+    expect(lines.at(-2)).toMatch(/^\/\/# wfCodeCacheKey=[0-9a-f]{32}$/);
+    // the body is the original without its source map comment
+    expect(lines.slice(1, -2).join('\n')).toBe(
+      original.replace(/\n\/\/# sourceMappingURL=\S+\s*$/, ''),
+    );
+  });
+
+  it('the engine bundle requires the contract and the bridge from their bundles: one copy of each', () => {
+    const sources = sourcesOf('engine.cjs');
+    expect(matching(sources, /\/packages\/(engine|sandbox)\//).length).toBeGreaterThan(0);
+    expect(
+      matching(sources, /\/packages\/(source-contract|bridge|patterns)\/|npm:(@babel|valibot)\//),
+    ).toEqual([]);
+    const text = read('engine.cjs');
+    expect(text).toContain('module2.exports = require("./contract.cjs").m0;');
+    expect(text).toContain('module2.exports = require("./workflows.cjs").m0;');
   });
 });

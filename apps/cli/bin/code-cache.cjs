@@ -1,0 +1,185 @@
+// V8 code caches for the CLI's bundles (dist/cli/*.cjs): compiling wf.cjs and the lazy bundles
+// is a large part of a short `wf` call, and a code cache turns most of it into deserialising
+// bytecode that V8 already compiled once (issue 16). Node 22 has module.enableCompileCache; Node 20
+// does not, so the bin compiles its own bundles here, through Node's require (require.cache, the
+// module's require and import() are Node's own) with only the compile step changed.
+//
+// The caches are written at build time only (scripts/code-cache.mjs runs a few verbs with
+// WF_WRITE_CODE_CACHE set), next to their bundles, and are as trusted as the bundles: V8 code
+// caches are not safe to load from anyone else, so `wf` never reads one from a shared or user
+// directory. Each cache is bound to its bundle three ways, and is ignored when any fails:
+// - its first line carries the key that ends the bundle (`//# wfCodeCacheKey=`, a SHA-256 of the
+//   bundle's text that scripts/bundle.mjs appends): a rebuilt bundle has a new key;
+// - it is not older than the bundle (a bundle edited by hand in a clone is newer);
+// - V8 checks its own version, its flags and the source's length, and rejects a mismatch.
+// A missing, stale or rejected cache costs the read of the file and nothing else: the bundle is
+// compiled as Node would.
+'use strict';
+const { readFileSync, statSync, writeFileSync, renameSync } = require('node:fs');
+const Module = require('node:module');
+const { basename, dirname } = require('node:path');
+const vm = require('node:vm');
+
+const KEY_PREFIX = '//# wfCodeCacheKey=';
+/** The main module (the bin), as every module's require.main. */
+const MAIN = require.main;
+const HEADER = 'wf-code-cache ';
+
+/** Bundle file name -> { cache: path of its cache file, script: the vm.Script it was compiled to } */
+const bundles = new Map();
+let installed = false;
+/** Set at build time (WF_WRITE_CODE_CACHE): every bundle compiles through vm.Script. */
+let training = false;
+
+/**
+ * The cache file of a bundle under a flag profile: V8 rejects a cache made under other flags, so
+ * `wf run` (which sets --liftoff-only before it loads anything) has caches of its own.
+ */
+function cachePath(file, profile) {
+  return profile === '' ? `${file}.cache` : `${file}.${profile}.cache`;
+}
+
+/** The key at the end of a bundle's text, or undefined when it has none. */
+function keyOf(content) {
+  const end = content.endsWith('\n') ? content.length - 1 : content.length;
+  const at = content.lastIndexOf('\n', end - 1) + 1;
+  const line = content.slice(at, end);
+  return line.startsWith(KEY_PREFIX) ? line.slice(KEY_PREFIX.length) : undefined;
+}
+
+/** The V8 data of a bundle's cache when it belongs to this text of the bundle, else undefined. */
+function readCache(file, content) {
+  const entry = bundles.get(file);
+  const key = keyOf(content);
+  if (entry === undefined || key === undefined) return undefined;
+  try {
+    const data = readFileSync(entry.cache);
+    const nl = data.indexOf(0x0a);
+    if (nl < 0 || data.toString('latin1', 0, nl) !== `${HEADER}${key}`) return undefined;
+    const cacheTime = statSync(entry.cache).mtimeMs;
+    if (cacheTime < statSync(file).mtimeMs) return undefined;
+    return data.subarray(nl + 1);
+  } catch {
+    return undefined; // no cache (a build without one, an install that dropped it)
+  }
+}
+
+/** The header of a cache this process's V8 makes: its version and flag hashes (see sameV8). */
+let probe;
+
+/**
+ * Whether V8 would take this cache: the same magic number and version hash (bytes 0-7) and the same
+ * flag hash (bytes 12-15) as a cache of an empty script made now (V8's code cache header, as
+ * Node 20's V8 11.3 lays it out; another layout only means the cache is not used). V8 checks
+ * these itself, but only after the slower vm.Script compile has begun.
+ */
+function sameV8(data) {
+  probe ??= new vm.Script('', { filename: 'wf-code-cache-probe' }).createCachedData();
+  return (
+    data.length > 16 &&
+    probe.length > 16 &&
+    data.compare(probe, 0, 8, 0, 8) === 0 &&
+    data.compare(probe, 12, 16, 12, 16) === 0
+  );
+}
+
+/** A module's require, as Node makes it for the module's own code. */
+function requireFor(mod) {
+  const require = (id) => mod.require(id);
+  require.resolve = (request, options) => Module._resolveFilename(request, mod, false, options);
+  require.resolve.paths = (request) => Module._resolveLookupPaths(request, mod);
+  require.main = MAIN;
+  require.extensions = Module._extensions;
+  require.cache = Module._cache;
+  return require;
+}
+
+function install() {
+  if (installed) return;
+  installed = true;
+  const compile = Module.prototype._compile;
+  Module.prototype._compile = function compileWithCache(content, filename, format) {
+    const entry = bundles.get(filename);
+    if (entry === undefined || format === 'module')
+      return compile.call(this, content, filename, format);
+    const cachedData = readCache(filename, content);
+    // Without a cache this V8 takes, Node's own compile: it is faster than vm.Script's (measured:
+    // `wf check` 8 ms), so a build for another Node version costs nothing. Training compiles
+    // through vm.Script either way, to write the cache at exit.
+    if ((cachedData === undefined || !sameV8(cachedData)) && !training)
+      return compile.call(this, content, filename, format);
+    const script = new vm.Script(Module.wrap(content), {
+      filename,
+      ...(cachedData === undefined ? {} : { cachedData }),
+      importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
+    });
+    entry.script = script;
+    entry.used = cachedData !== undefined && script.cachedDataRejected === false;
+    const wrapper = script.runInThisContext({ displayErrors: true });
+    return Reflect.apply(wrapper, this.exports, [
+      this.exports,
+      requireFor(this),
+      this,
+      filename,
+      dirname(filename),
+    ]);
+  };
+}
+
+/**
+ * Compiles these bundle files with their caches from now on (each when it is first required).
+ * `profile` names the V8 flags the process runs with ('' for none).
+ */
+function useCodeCache(files, profile) {
+  // An integrity policy checks every module's text in the compile step this replaces.
+  const policy = /--experimental-policy|--policy-integrity/;
+  if (process.execArgv.some((a) => policy.test(a)) || policy.test(process.env.NODE_OPTIONS ?? ''))
+    return;
+  // Off on request: the start-up bench's baseline, or to rule the caches out when debugging.
+  if (process.env.WF_CODE_CACHE === 'off') return;
+  for (const file of files)
+    if (!bundles.has(file))
+      bundles.set(file, { cache: cachePath(file, profile), script: undefined });
+  install();
+  const write = process.env.WF_WRITE_CODE_CACHE;
+  if (write !== undefined) {
+    training = true;
+    // Build time (scripts/code-cache.mjs): at exit, the bytecode of every function this call ran.
+    const names = new Set(write.split(','));
+    process.once('exit', () => {
+      for (const [file, entry] of bundles) {
+        if (entry.script === undefined || !names.has(basename(file))) continue;
+        const key = keyOf(readFileSync(file, 'utf8'));
+        if (key === undefined) continue;
+        const temp = `${entry.cache}.${process.pid}.tmp`;
+        writeFileSync(
+          temp,
+          Buffer.concat([Buffer.from(`${HEADER}${key}\n`), entry.script.createCachedData()]),
+        );
+        renameSync(temp, entry.cache);
+      }
+    });
+  }
+}
+
+/**
+ * `import()` for the bundles: scripts/bundle.mjs rewrites every import() in them to call this.
+ * A script compiled from a V8 code cache on Node 20 has lost the options Node finds its import()
+ * handler by (ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING), so the import runs here, in a module Node
+ * compiled itself. A relative specifier is resolved from the bundle (`from`, its file name); a bare
+ * one resolves the same from here, in the same package.
+ */
+function dynamicImport(specifier, options, from) {
+  const target =
+    typeof specifier === 'string' && /^\.\.?\//.test(specifier)
+      ? new URL(specifier, require('node:url').pathToFileURL(from)).href
+      : specifier;
+  return options === undefined ? import(target) : import(target, options);
+}
+
+/** Whether a bundle was compiled from its cache (V8 accepted it): for tests and benches. */
+function usedCodeCache(file) {
+  return bundles.get(file)?.used === true;
+}
+
+module.exports = { useCodeCache, usedCodeCache, dynamicImport, cachePath, KEY_PREFIX, HEADER };
