@@ -16,7 +16,9 @@ const babel = createRequire(
   createRequire(join(cli.REPO, 'apps', 'cli', 'package.json')).resolve(
     '@wf/source-contract/package.json',
   ),
-)('@babel/parser') as typeof import('@babel/parser');
+)('@babel/parser') as {
+  parse(text: string, options: object): { program: unknown };
+};
 
 const REPORT_HOOK = join(import.meta.dirname, 'fixtures', 'code-cache-report.cjs');
 const LOADER = join(cli.REPO, 'apps', 'cli', 'bin', 'code-cache.cjs');
