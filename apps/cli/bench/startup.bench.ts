@@ -60,9 +60,14 @@ function childCpuTicks(): number | undefined {
 }
 const TICK_MS = 10; // USER_HZ is 100 on every Linux we run on
 
-function wf(args: readonly string[], cwd = project, bin = WF_BIN): number {
+function wf(
+  args: readonly string[],
+  cwd = project,
+  bin = WF_BIN,
+  extraEnv: NodeJS.ProcessEnv = {},
+): number {
   const t0 = performance.now();
-  const out = spawnSync(process.execPath, [bin, ...args], { cwd, env });
+  const out = spawnSync(process.execPath, [bin, ...args], { cwd, env: { ...env, ...extraEnv } });
   const ms = performance.now() - t0;
   if (out.status !== 0)
     throw new Error(`wf ${args.join(' ')} exited ${out.status}:\n${out.stdout}${out.stderr}`);
@@ -159,9 +164,25 @@ function verbCases(bin: string, label: string): Case[] {
   ];
 }
 
+// The code caches (bin/code-cache.cjs) off, beside the same verbs with them: what they save.
+const CACHES_OFF = { WF_CODE_CACHE: 'off' };
+const cachesOff: Case[] = [
+  {
+    name: 'wf check (small file), caches off',
+    target: 1.5,
+    measure: () => wf(['check', 'five.workflow.js'], project, WF_BIN, CACHES_OFF),
+  },
+  {
+    name: 'wf run (5 agents), caches off',
+    target: 2.5,
+    measure: () => wf(RUN_FIVE, project, WF_BIN, CACHES_OFF),
+  },
+];
+
 const cases: Case[] = [
   { name: 'node -e 0', target: 1, measure: floor },
   ...verbCases(WF_BIN, ''),
+  ...cachesOff,
   ...(BASELINE_BIN ? verbCases(BASELINE_BIN, ' [before]') : []),
   // The launcher in a clone: pnpm itself, then a stat walk for a stale build, then the bin.
   ...(hasPnpm
