@@ -26,7 +26,10 @@ const KEY_PREFIX = '//# wfCodeCacheKey=';
 const MAIN = require.main;
 const HEADER = 'wf-code-cache ';
 
-/** Bundle file name -> { cache: path of its cache file, script: the vm.Script it was compiled to } */
+/**
+ * Bundle file name -> { cache: path of its cache file, script: the vm.Script it was compiled to,
+ * how: see compiledWith }
+ */
 const bundles = new Map();
 let installed = false;
 /** Set at build time (WF_WRITE_CODE_CACHE): every bundle compiles through vm.Script. */
@@ -104,18 +107,21 @@ function install() {
     if (entry === undefined || format === 'module')
       return compile.call(this, content, filename, format);
     const cachedData = readCache(filename, content);
-    // Without a cache this V8 takes, Node's own compile: it is faster than vm.Script's (measured:
-    // `wf check` 8 ms), so a build for another Node version costs nothing. Training compiles
-    // through vm.Script either way, to write the cache at exit.
-    if ((cachedData === undefined || !sameV8(cachedData)) && !training)
+    // Without a cache this V8 takes, Node's own compile: vm.Script without a cache was slower
+    // (measured: the parser's file 7 ms), so a build for another Node version costs nothing.
+    // Training compiles through vm.Script either way, to write the cache at exit.
+    if ((cachedData === undefined || !sameV8(cachedData)) && !training) {
+      entry.how = 'node';
       return compile.call(this, content, filename, format);
+    }
     const script = new vm.Script(Module.wrap(content), {
       filename,
       ...(cachedData === undefined ? {} : { cachedData }),
       importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
     });
     entry.script = script;
-    entry.used = cachedData !== undefined && script.cachedDataRejected === false;
+    entry.how =
+      cachedData !== undefined && script.cachedDataRejected === false ? 'cache' : 'source';
     const wrapper = script.runInThisContext({ displayErrors: true });
     return Reflect.apply(wrapper, this.exports, [
       this.exports,
@@ -178,9 +184,26 @@ function dynamicImport(specifier, options, from) {
   return options === undefined ? import(target) : import(target, options);
 }
 
-/** Whether a bundle was compiled from its cache (V8 accepted it): for tests and benches. */
-function usedCodeCache(file) {
-  return bundles.get(file)?.used === true;
+/**
+ * How a bundle was compiled, for tests and benches: 'cache' (V8 took its cache), 'source'
+ * (vm.Script without one: training, or a cache V8 rejected), 'node' (Node's own compile step), or
+ * undefined (not loaded, or not through this module).
+ */
+function compiledWith(file) {
+  return bundles.get(file)?.how;
 }
 
-module.exports = { useCodeCache, usedCodeCache, dynamicImport, cachePath, KEY_PREFIX, HEADER };
+/** Whether a bundle was compiled from its cache (V8 accepted it). */
+function usedCodeCache(file) {
+  return compiledWith(file) === 'cache';
+}
+
+module.exports = {
+  useCodeCache,
+  usedCodeCache,
+  compiledWith,
+  dynamicImport,
+  cachePath,
+  KEY_PREFIX,
+  HEADER,
+};
