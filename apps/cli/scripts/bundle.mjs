@@ -71,9 +71,7 @@ const IMPORT_HELPER =
  * parser the contract uses, so an "import(" in a string or a comment is left alone.
  */
 function routeDynamicImports(text) {
-  const babel = createRequire(
-    createRequire(join(PACKAGE, 'package.json')).resolve('@wf/source-contract/package.json'),
-  )('@babel/parser');
+  const babel = createRequire(import.meta.url)(parserFile());
   const ast = babel.parse(text, { sourceType: 'script', allowReturnOutsideFunction: true });
   const starts = [];
   const walk = (node) => {
@@ -267,12 +265,17 @@ function redirectParser(path, text) {
   return text.replace(PARSER_REQUIRE, "require('./parser.cjs')");
 }
 
-/** The text of parser.cjs: @babel/parser's CommonJS build as the contract resolves it. */
-function parserCopy() {
+/** @babel/parser's CommonJS build as the contract resolves it (the parser it was built against). */
+function parserFile() {
   const contract = createRequire(join(PACKAGE, 'package.json')).resolve(
     '@wf/source-contract/package.json',
   );
-  const file = createRequire(contract).resolve('@babel/parser');
+  return createRequire(contract).resolve('@babel/parser');
+}
+
+/** The text of parser.cjs: a copy of parserFile(). */
+function parserCopy() {
+  const file = parserFile();
   const text = readFileSync(file, 'utf8').replace(/\n\/\/# sourceMappingURL=\S+\s*$/, '\n');
   if (/\brequire\(/.test(text))
     throw new Error(`bundle.mjs: ${file} requires other modules: a copy of it alone would not run`);

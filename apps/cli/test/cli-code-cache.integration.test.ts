@@ -11,12 +11,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as cli from './helpers/wf-cli.js';
 
-// the parser the contract bundles, from the contract's own dependencies
-const babel = createRequire(
-  createRequire(join(cli.REPO, 'apps', 'cli', 'package.json')).resolve(
-    '@wf/source-contract/package.json',
-  ),
-)('@babel/parser') as {
+// the parser the contract bundle uses
+const babel = createRequire(import.meta.url)(cli.parserFile()) as {
   parse(text: string, options: object): { program: unknown };
 };
 
@@ -26,24 +22,8 @@ const LOADER = join(cli.REPO, 'apps', 'cli', 'bin', 'code-cache.cjs');
 let p: cli.Project;
 
 beforeAll(() => {
-  p = cli.tempProject();
-  p.file(
-    'five.workflow.js',
-    `async function run(wf, args) {
-  return wf.parallel([1, 2, 3, 4, 5].map((i) => () => wf.runAgent({ name: 'a' + i, prompt: 'p' })));
-}
-`,
-  );
-  const run = spawnSync(
-    process.execPath,
-    [cli.WF_BIN, 'run', 'five.workflow.js', '--no-progress'],
-    {
-      cwd: p.dir,
-      env: p.env,
-      encoding: 'utf8',
-    },
-  );
-  expect(run.status, run.stderr).toBe(0);
+  // One recorded run, so that `runs` and `show last` have something to read in any test order.
+  p = cli.projectWithOneRun();
 });
 afterAll(() => p?.cleanup());
 

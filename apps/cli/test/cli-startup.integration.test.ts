@@ -8,7 +8,6 @@
 // in bench/startup.bench.ts.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as cli from './helpers/wf-cli.js';
@@ -80,25 +79,8 @@ const WORKFLOWS_BUNDLE = expect.stringMatching(/\/apps\/cli\/dist\/cli\/workflow
 const SANDBOX_WORKER = expect.stringMatching(/\/packages\/sandbox\/dist\/internal\/worker\.cjs$/);
 
 beforeAll(() => {
-  p = cli.tempProject();
-  p.file(
-    'five.workflow.js',
-    `async function run(wf, args) {
-  return wf.parallel([1, 2, 3, 4, 5].map((i) => () => wf.runAgent({ name: 'a' + i, prompt: 'p' })));
-}
-`,
-  );
   // One recorded run, so that `runs` and `show last` have something to read in any test order.
-  const run = spawnSync(
-    process.execPath,
-    [cli.WF_BIN, 'run', 'five.workflow.js', '--no-progress'],
-    {
-      cwd: p.dir,
-      env: p.env,
-      encoding: 'utf8',
-    },
-  );
-  expect(run.status, run.stderr).toBe(0);
+  p = cli.projectWithOneRun();
 });
 afterAll(() => p?.cleanup());
 
@@ -304,10 +286,7 @@ describe('the engine and contract bundles', () => {
   });
 
   it("parser.cjs is @babel/parser's lib/index.js as the contract resolves it, with a header and the cache key", () => {
-    const contract = createRequire(join(cli.REPO, 'apps', 'cli', 'package.json')).resolve(
-      '@wf/source-contract/package.json',
-    );
-    const original = readFileSync(createRequire(contract).resolve('@babel/parser'), 'utf8');
+    const original = readFileSync(cli.parserFile(), 'utf8');
     const lines = read('parser.cjs').split('\n');
     expect(lines[0]).toMatch(
       /^\/\/ @babel\/parser \d+\.\d+\.\d+ \(MIT\), lib\/index\.js, copied by/,

@@ -1,9 +1,10 @@
 // Spawns the real `wf` bin (apps/cli/bin/wf.cjs over the bundled build) in a throwaway project
 // directory with its own DSH_HOME, so tests never touch the user's catalog or runs. The build runs
 // once per vitest run, in test/global-setup.ts.
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 
 export const REPO = resolve(import.meta.dirname, '..', '..', '..', '..');
@@ -53,6 +54,36 @@ export function tempProject(): Project {
       rmSync(root, { recursive: true, force: true });
     },
   };
+}
+
+/** A workflow of five instant agents side by side (the start-up tests' and bench's). */
+export const FIVE_AGENTS = `async function run(wf, args) {
+  return wf.parallel([1, 2, 3, 4, 5].map((i) => () => wf.runAgent({ name: 'a' + i, prompt: 'p' })));
+}
+`;
+
+/** A project holding five.workflow.js (FIVE_AGENTS) and one recorded run of it. */
+export function projectWithOneRun(): Project {
+  const p = tempProject();
+  p.file('five.workflow.js', FIVE_AGENTS);
+  const run = spawnSync(process.execPath, [WF_BIN, 'run', 'five.workflow.js', '--no-progress'], {
+    cwd: p.dir,
+    env: p.env,
+    encoding: 'utf8',
+  });
+  if (run.status !== 0) {
+    p.cleanup();
+    throw new Error(`wf run five.workflow.js exited ${run.status}: ${run.stderr}`);
+  }
+  return p;
+}
+
+/** @babel/parser's file as @wf/source-contract resolves it (what dist/cli/parser.cjs copies). */
+export function parserFile(): string {
+  const contract = createRequire(join(REPO, 'apps', 'cli', 'package.json')).resolve(
+    '@wf/source-contract/package.json',
+  );
+  return createRequire(contract).resolve('@babel/parser');
 }
 
 export function startWf(
