@@ -3,7 +3,11 @@ export declare function median(samples: number[]): number;
 export declare function ratio(value: number, floor: number): string;
 export declare function nodeStartMs(samples?: number): number;
 export declare const TRIVIAL_PROGRAM: string;
-export declare function bareQuickJs(): Promise<{ runOnce(): number; timeOnce(): number }>;
+export declare function bareQuickJs(): Promise<{
+  runOnce(): number;
+  timeOnce(): number;
+  callUs(n?: number): number;
+}>;
 export declare function workerPingPong(): Promise<{
   roundTripUs(n?: number): Promise<number>;
   close(): Promise<number>;

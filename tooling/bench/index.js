@@ -6,8 +6,9 @@
 import { spawnSync } from 'node:child_process';
 import { availableParallelism, loadavg } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import variant from '@jitl/quickjs-wasmfile-release-sync';
-import { newQuickJSWASMModuleFromVariant } from 'quickjs-emscripten-core';
+import { bareQuickJs, TRIVIAL_PROGRAM } from './bare-quickjs.cjs';
+
+export { bareQuickJs, TRIVIAL_PROGRAM };
 
 /** @param {number[]} samples */
 export function median(samples) {
@@ -34,54 +35,6 @@ export function nodeStartMs(samples = 5) {
     out.push(performance.now() - t);
   }
   return median(out);
-}
-
-/** The trivial program every QuickJS figure uses: one awaited host call. */
-export const TRIVIAL_PROGRAM = 'async function run(api) { return (await api.x(41)) + 1; }';
-
-/**
- * Bare quickjs-emscripten, no sandbox: a fresh runtime + context per run (`mod.newContext()`),
- * one host function answered through a promise, the program evaluated and its jobs pumped,
- * then disposed. This is what `evalCode` of TRIVIAL_PROGRAM costs without any hardening.
- */
-export async function bareQuickJs() {
-  const mod = await newQuickJSWASMModuleFromVariant(/** @type {any} */ (variant));
-  /** Runs TRIVIAL_PROGRAM once; returns its result (42). */
-  const runOnce = () => {
-    const ctx = mod.newContext();
-    try {
-      const x = ctx.newFunction('x', (vH) => {
-        const d = ctx.newPromise();
-        d.resolve(vH);
-        const h = d.handle.dup(); // the library disposes what a host function returns
-        d.dispose();
-        return h;
-      });
-      const api = ctx.newObject();
-      ctx.setProp(api, 'x', x);
-      x.dispose();
-      const fn = ctx.unwrapResult(ctx.evalCode(`(${TRIVIAL_PROGRAM})`, 'workflow.js'));
-      const p = ctx.unwrapResult(ctx.callFunction(fn, ctx.undefined, api));
-      fn.dispose();
-      api.dispose();
-      ctx.runtime.executePendingJobs();
-      const state = ctx.getPromiseState(p);
-      p.dispose();
-      if (state.type !== 'fulfilled') throw new Error('bare QuickJS run did not fulfil');
-      const v = ctx.getNumber(state.value);
-      state.value.dispose();
-      return v;
-    } finally {
-      ctx.dispose();
-    }
-  };
-  /** Wall time of one run in ms. */
-  const timeOnce = () => {
-    const t = performance.now();
-    if (runOnce() !== 42) throw new Error('bare QuickJS: wrong result');
-    return performance.now() - t;
-  };
-  return { runOnce, timeOnce };
 }
 
 const ECHO_WORKER = `const { parentPort } = require('node:worker_threads');

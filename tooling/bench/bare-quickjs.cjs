@@ -1,0 +1,74 @@
+// Bare quickjs-emscripten, the floor of every QuickJS figure: its own file so that a worker
+// thread (worker-quickjs.mjs) loads it without the rest of the calibration.
+// CommonJS, as the sandbox's worker bundle is: a worker floor pays no ES module loader either.
+// @ts-check
+const variant = require('@jitl/quickjs-wasmfile-release-sync');
+const { newQuickJSWASMModuleFromVariant } = require('quickjs-emscripten-core');
+
+/** The trivial program every QuickJS figure uses: one awaited host call. */
+const TRIVIAL_PROGRAM = 'async function run(api) { return (await api.x(41)) + 1; }';
+
+/**
+ * Bare quickjs-emscripten, no sandbox: a fresh runtime + context per run (`mod.newContext()`),
+ * one host function answered through a promise, the program evaluated and its jobs pumped,
+ * then disposed. This is what `evalCode` of TRIVIAL_PROGRAM costs without any hardening.
+ */
+async function bareQuickJs() {
+  const mod = await newQuickJSWASMModuleFromVariant(
+    /** @type {any} */ (variant).default ?? variant,
+  );
+  /** Runs `program` (an async `run(api)`) in a fresh context; returns its numeric result. */
+  const evaluate = (/** @type {string} */ program) => {
+    const ctx = mod.newContext();
+    try {
+      const x = ctx.newFunction('x', (vH) => {
+        const d = ctx.newPromise();
+        d.resolve(vH);
+        const h = d.handle.dup(); // the library disposes what a host function returns
+        d.dispose();
+        return h;
+      });
+      const api = ctx.newObject();
+      ctx.setProp(api, 'x', x);
+      x.dispose();
+      const fn = ctx.unwrapResult(ctx.evalCode(`(${program})`, 'workflow.js'));
+      const p = ctx.unwrapResult(ctx.callFunction(fn, ctx.undefined, api));
+      fn.dispose();
+      api.dispose();
+      ctx.runtime.executePendingJobs();
+      const state = ctx.getPromiseState(p);
+      p.dispose();
+      if (state.type !== 'fulfilled') throw new Error('bare QuickJS run did not fulfil');
+      const v = ctx.getNumber(state.value);
+      state.value.dispose();
+      return v;
+    } finally {
+      ctx.dispose();
+    }
+  };
+  /** Runs TRIVIAL_PROGRAM once; returns its result (42). */
+  const runOnce = () => evaluate(TRIVIAL_PROGRAM);
+  /**
+   * µs per call of `n` sequential `await api.x(1)` in one run: the guest's side of a host call
+   * (QuickJS call, promise, job) with no thread hop. Plus a worker ping-pong, the floor of a
+   * sandboxed host call's round trip.
+   */
+  const callUs = (n = 5000) => {
+    const t = performance.now();
+    const v = evaluate(
+      `async function run(api) { let s = 0; for (let i = 0; i < ${n}; i++) s += await api.x(1); return s; }`,
+    );
+    if (v !== n) throw new Error('bare QuickJS: wrong call count');
+    return ((performance.now() - t) * 1000) / n;
+  };
+  /** Wall time of one run in ms. */
+  const timeOnce = () => {
+    const t = performance.now();
+    if (runOnce() !== 42) throw new Error('bare QuickJS: wrong result');
+    return performance.now() - t;
+  };
+  return { runOnce, timeOnce, callUs };
+}
+
+exports.TRIVIAL_PROGRAM = TRIVIAL_PROGRAM;
+exports.bareQuickJs = bareQuickJs;
