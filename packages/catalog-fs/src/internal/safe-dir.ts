@@ -317,7 +317,6 @@ export async function readRegularFile(
   const handle = await openNoFollow(dir, name, codes);
   if (!handle) return undefined;
   try {
-    if (testHook) await testHook('file-read', shown);
     const st = await handle.stat();
     if (!st.isFile()) {
       throw new CatalogFsError(codes.unsafe, `${shown} is not a regular file`);
@@ -328,13 +327,24 @@ export async function readRegularFile(
         `${shown} is ${st.size} bytes, over the limit of ${maxBytes} bytes`,
       );
     }
-    // Read at most maxBytes + 1 so a file that grows after fstat is still caught.
-    const buffer = Buffer.alloc(Math.min(maxBytes + 1, Math.max(st.size, 0) + 65_536));
+    // After fstat: a hook that appends to the file is a file growing while it is read.
+    if (testHook) await testHook('file-read', shown);
+    // Read at most maxBytes + 1 so a file that grows after fstat is still caught. The buffer holds
+    // what fstat said plus one byte, and grows only for a file that did grow: a zero-filled 64 KiB
+    // slack per read cost `wf runs` 6 ms (measured 2026-12-03: 25 of them 3.7-5 ms, against
+    // 0.7 ms unfilled). Unfilled is safe: only the bytes read are returned.
+    const cap = maxBytes + 1;
+    let buffer = Buffer.allocUnsafe(Math.min(cap, Math.max(st.size, 0) + 1));
     let length = 0;
-    while (length < buffer.length) {
+    for (;;) {
       const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
       if (bytesRead === 0) break;
       length += bytesRead;
+      if (length < buffer.length) continue;
+      if (length >= cap) break;
+      const grown = Buffer.allocUnsafe(Math.min(cap, length * 2));
+      buffer.copy(grown, 0, 0, length);
+      buffer = grown;
     }
     if (length > maxBytes) {
       throw new CatalogFsError(
