@@ -1,5 +1,5 @@
 // Bare quickjs-emscripten, the floor of every QuickJS figure: its own file so that a worker
-// thread (worker-quickjs.mjs) loads it without the rest of the calibration.
+// thread (worker-quickjs.cjs) loads it without the rest of the calibration.
 // CommonJS, as the sandbox's worker bundle is: a worker floor pays no ES module loader either.
 // @ts-check
 const variant = require('@jitl/quickjs-wasmfile-release-sync');

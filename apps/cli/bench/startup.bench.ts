@@ -24,10 +24,10 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { calibration } from '@wf/bench';
+import { FIVE_AGENTS, parserFile } from '../test/helpers/wf-cli.js';
 
 await calibration();
 
@@ -46,13 +46,7 @@ const home = join(root, 'dsh-home');
 mkdirSync(project);
 mkdirSync(home);
 const env = { PATH: process.env.PATH, HOME: root, DSH_HOME: home, LANG: 'C.UTF-8', NO_COLOR: '1' };
-writeFileSync(
-  join(project, 'five.workflow.js'),
-  `async function run(wf, args) {
-  return wf.parallel([1, 2, 3, 4, 5].map((i) => () => wf.runAgent({ name: 'a' + i, prompt: 'p' })));
-}
-`,
-);
+writeFileSync(join(project, 'five.workflow.js'), FIVE_AGENTS);
 
 /** CPU clock ticks used by this process's waited-for children so far (undefined off Linux). */
 function childCpuTicks(): number | undefined {
@@ -104,10 +98,8 @@ function node(args: readonly string[]): number {
   return ms;
 }
 
-// The parser the contract loads, resolved from @wf/source-contract as bundle.mjs does.
-const PARSER = createRequire(
-  createRequire(import.meta.url).resolve('@wf/source-contract/package.json'),
-).resolve('@babel/parser');
+// The parser the contract loads (what dist/cli/parser.cjs copies).
+const PARSER = parserFile();
 const CHECK_FLOOR = join(import.meta.dirname, 'floors', 'check.cjs');
 const RUN_FLOOR = fileURLToPath(import.meta.resolve('@wf/bench/worker-quickjs'));
 
