@@ -16,7 +16,7 @@ export function build(project = '.') {
   const target = resolve(REPO, project);
   const steps = [
     [join(REPO, 'node_modules', 'typescript', 'bin', 'tsc'), '-b', target],
-    [join(REPO, 'packages', 'sandbox', 'scripts', 'bundle-worker.mjs')],
+    [join(REPO, 'packages', 'sandbox', 'scripts', 'bundle.mjs')],
   ];
   if (target === REPO || target === join(REPO, 'apps', 'cli'))
     steps.push([join(REPO, 'apps', 'cli', 'scripts', 'bundle.mjs')]);

@@ -75,7 +75,7 @@ const CONTRACT_BUNDLE = /\/apps\/cli\/dist\/cli\/contract\.cjs$/;
 const PARSER_COPY = expect.stringMatching(/\/apps\/cli\/dist\/cli\/parser\.cjs$/);
 /** @wf/bridge (capsule schemas, prelude) with valibot, and @wf/patterns: the verbs that read workflows. */
 const WORKFLOWS_BUNDLE = expect.stringMatching(/\/apps\/cli\/dist\/cli\/workflows\.cjs$/);
-/** The sandbox's worker thread, one CommonJS file too (packages/sandbox/scripts/bundle-worker.mjs). */
+/** The sandbox's worker thread, one CommonJS file too (packages/sandbox/scripts/bundle.mjs). */
 const SANDBOX_WORKER = expect.stringMatching(/\/packages\/sandbox\/dist\/internal\/worker\.cjs$/);
 
 beforeAll(() => {

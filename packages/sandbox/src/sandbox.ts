@@ -1,7 +1,7 @@
 // createSandbox(): validates options and requests, holds the sandbox's state, and starts and
 // closes runs. The pool and replay live in internal/worker-pool.ts, capability calls in
 // internal/capability-calls.ts, run endings in internal/run-end.ts.
-import { randomInt } from 'node:crypto';
+import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { SandboxError } from './errors.js';
 import { jsonDepthWithin } from './internal/json-shape.js';
@@ -69,6 +69,21 @@ function validateRequest(request: SandboxRequest): void {
   if (request.signal !== undefined && !(request.signal instanceof AbortSignal)) {
     throw bad('request.signal must be an AbortSignal');
   }
+}
+
+/** Loads node:crypto for default seeds on first use, not at import (see randomSeed). */
+const require = createRequire(import.meta.url);
+let randomInt: ((min: number, max: number) => number) | undefined;
+
+/**
+ * A seed for a run that brings none, from the OS's CSPRNG (not Math.random: a guest that sees
+ * its seed must learn nothing of the host's PRNG state). node:crypto is loaded here rather than
+ * imported: an ES import of it costs 6-9 ms (Node enumerates its exports, loading Web Crypto),
+ * which a fresh process paid before it could start its first worker.
+ */
+function randomSeed(): number {
+  randomInt ??= (require('node:crypto') as typeof import('node:crypto')).randomInt;
+  return randomInt(0, 2 ** 48 - 1);
 }
 
 /**
@@ -142,7 +157,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     if (argsText !== '' && !jsonDepthWithin(argsText, limits.maxJsonDepth)) {
       throw new SandboxError('WF_SANDBOX_ARGS_NOT_JSON', 'request.args nests too deeply');
     }
-    const seed = request.seed ?? randomInt(0, 2 ** 48 - 1);
+    const seed = request.seed ?? randomSeed();
     if (seed > MAX_SEED)
       throw new SandboxError('WF_SANDBOX_INVALID_REQUEST', 'request.seed is too large');
     const startTime = request.startTime ?? Date.now();
@@ -256,6 +271,8 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
 
   const first = spawn(s);
   s.pool.push(first);
+  // While the thread boots (tens of ms on another core), not before it: off the first result's path.
+  randomSeed();
   await first.ready;
   if (!first.started) {
     await close();

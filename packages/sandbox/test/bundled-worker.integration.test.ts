@@ -1,5 +1,5 @@
 // The built package starts its worker threads from the one-file bundle (dist/internal/worker.cjs,
-// scripts/bundle-worker.mjs) and the bundle enforces the same limits. The global setup has just
+// scripts/bundle.mjs) and the bundle enforces the same limits. The global setup has just
 // built and bundled, so the bundle is fresh. tests/security runs the hostile suites on it too.
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -16,6 +16,7 @@ it('the built package runs the bundled worker, and its limits hold', async () =>
   expect(JSON.parse(stdout.trim().split('\n').pop() ?? '{}')).toEqual({
     started: ['internal/worker.cjs'],
     results: [42, 'WF_SANDBOX_CPU_SLICE', 'WF_SANDBOX_MEMORY_LIMIT'],
+    oneErrorClass: true,
   });
 }, 90_000);
 

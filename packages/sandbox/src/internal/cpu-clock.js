@@ -2,7 +2,13 @@
 // clock in a worker (process.cpuUsage() is process-wide; threadCpuUsage arrived in 23.9), so on
 // Linux the thread's schedstat (nanoseconds on CPU) is read; elsewhere wall time stands in.
 // @ts-check
-import { closeSync, openSync, readFileSync, readlinkSync, readSync } from 'node:fs';
+import { createRequire } from 'node:module';
+
+// Required, not imported: Node's ES facade of node:fs reads every export, and its ReadStream
+// getter loads the streams modules (~3-4 ms on a fresh process's path to its first worker).
+const { closeSync, openSync, readFileSync, readlinkSync, readSync } = createRequire(
+  import.meta.url,
+)('node:fs');
 
 const BUF = Buffer.alloc(96);
 

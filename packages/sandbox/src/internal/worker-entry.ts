@@ -1,8 +1,11 @@
 // Which file a pool worker thread starts: the one-file CommonJS bundle of the worker
-// (worker.cjs, built into dist/ by scripts/bundle-worker.mjs) when it is there and fresh, else
+// (worker.cjs, built into dist/ by scripts/bundle.mjs) when it is there and fresh, else
 // the worker's ES modules (worker.js), which src/ (tests) and a build that did not bundle have.
 // The bundle is the same code joined into one file; a thread starts ~45 ms sooner on it.
-import { statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+
+// Required, not imported: see cpu-clock.js (the ES facade of node:fs loads the streams modules).
+const { statSync } = createRequire(import.meta.url)('node:fs') as typeof import('node:fs');
 
 /**
  * @param here the URL of a module in the worker's directory (dist/internal/ or src/internal/)
