@@ -196,18 +196,116 @@ describe('the index parser', () => {
     });
   });
 
-  it('the fast path gives the same map as line by line', () => {
+  it('reads the lines the writers write as JSON.parse would', () => {
     const lines = [
       line({ runId: 'run-a', startedAt: 1 }),
-      line({ runId: 'run-b', startedAt: 2, ended: true }),
+      line({ runId: 'run-b', startedAt: 1_796_395_023_561, ended: true }),
       line({ runId: 'run-a', ended: true }),
-      line({ runId: 'run-c', startedAt: 3 }),
+      line({ runId: 'run-c', startedAt: 0 }),
+      line({ runId: 'run-d' }),
+      line({ runId: 'run-e', startedAt: 999_999_999_999_999 }), // 15 digits: the longest read directly
     ];
     expect(Object.fromEntries(parseIndex(lines.join('')))).toEqual({
       'run-a': { startedAt: 1, ended: true },
-      'run-b': { startedAt: 2, ended: true },
-      'run-c': { startedAt: 3, ended: false },
+      'run-b': { startedAt: 1_796_395_023_561, ended: true },
+      'run-c': { startedAt: 0, ended: false },
+      'run-d': { ended: false },
+      'run-e': { startedAt: 999_999_999_999_999, ended: false },
     });
     expect(parseIndex('').size).toBe(0);
+  });
+
+  // The reference: each line through JSON.parse, merged as the parser documents.
+  const reference = (text: string) => {
+    const out = new Map<string, { startedAt?: number; ended: boolean }>();
+    for (const l of text.split('\n').slice(0, -1)) {
+      let v: unknown;
+      try {
+        v = JSON.parse(l);
+      } catch {
+        continue;
+      }
+      if (typeof v !== 'object' || v === null) continue;
+      const { runId, startedAt, ended } = v as Record<string, unknown>;
+      if (typeof runId !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/.test(runId)) continue;
+      const known = out.get(runId);
+      const start =
+        typeof startedAt === 'number' && Number.isFinite(startedAt) ? startedAt : known?.startedAt;
+      const isEnded = ended === true || known?.ended === true;
+      out.set(
+        runId,
+        start === undefined ? { ended: isEnded } : { startedAt: start, ended: isEnded },
+      );
+    }
+    return Object.fromEntries(out);
+  };
+
+  it('reads any other line as JSON.parse does: the forms near the written ones', () => {
+    const near = [
+      '{"runId":"run-a","startedAt":01}', // a leading zero is not JSON
+      '{"runId":"run-a","startedAt":-5}',
+      '{"runId":"run-a","startedAt":1.5}',
+      '{"runId":"run-a","startedAt":1e3}',
+      '{"runId":"run-a","startedAt":1234567890123456}', // 16 digits
+      '{"runId":"run-a","startedAt":12345678901234567890}',
+      '{"runId":"run-a","startedAt":}',
+      '{"runId":"run-a","startedAt":5}}',
+      '{"runId":"run-a","startedAt":5 }',
+      '{"runId":"run-a","ended":true,"startedAt":5}',
+      '{"runId":"run-a","startedAt":5,"ended":false}',
+      '{"runId":"run-a","ended":true}x',
+      '{"runId":"run-a","ended":true',
+      '{"runId":"run-a"}\r',
+      '{"runId":"run-a" }',
+      '{"runId":"r\\u0075n-b","startedAt":7}', // an escape: JSON reads run-b
+      '{"runId":"run-\\"q","startedAt":7}',
+      '{"runId":"","startedAt":7}',
+      '{"runId":"run-a","startedAt":"7"}',
+      '{"runId":"run-a","startedAt":7,"ended":true,"x":1}',
+      '{"runId":"run-a","ended":true,"ended":true}',
+      ' {"runId":"run-a","startedAt":7}',
+    ];
+    for (const l of near) {
+      const text = `${l}\n`;
+      expect(Object.fromEntries(parseIndex(text)), l).toEqual(reference(text));
+    }
+  });
+
+  it('agrees with JSON.parse on thousands of mutated lines', () => {
+    // A fixed-seed generator: written lines, then each cut, extended or with one character changed.
+    let seed = 12345;
+    const rand = (n: number) => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+      return Math.floor((seed / 2_147_483_648) * n); // the high bits: an LCG's low bits cycle
+    };
+    const written = () =>
+      JSON.stringify({
+        runId: `run-${rand(5)}`,
+        ...(rand(3) > 0
+          ? { startedAt: rand(2) ? rand(1000) : 1_796_395_000_000 + rand(100_000) }
+          : {}),
+        ...(rand(2) ? { ended: true } : {}),
+      });
+    const alphabet = '{}":,0123456789-.eEtruefalsn runIdstartedAtended\\';
+    const mutate = (l: string) => {
+      const at = rand(l.length + 1);
+      const c = alphabet[rand(alphabet.length)] ?? '';
+      switch (rand(4)) {
+        case 0:
+          return l;
+        case 1:
+          return l.slice(0, at) + c + l.slice(at);
+        case 2:
+          return l.slice(0, at) + l.slice(at + 1);
+        default:
+          return l.slice(0, at) + c + l.slice(at + 1);
+      }
+    };
+    const lines: string[] = [];
+    for (let i = 0; i < 20_000; i++) lines.push(mutate(written()));
+    for (let i = 0; i < lines.length; i += 50) {
+      const text = `${lines.slice(i, i + 50).join('\n')}\n`;
+      expect(Object.fromEntries(parseIndex(text))).toEqual(reference(text));
+    }
   });
 });

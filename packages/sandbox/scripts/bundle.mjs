@@ -45,6 +45,7 @@ export async function bundleWorker() {
     legalComments: 'none',
     absWorkingDir: PACKAGE,
     logLevel: 'silent',
+    tsconfigRaw: {}, // JavaScript in: no tsconfig.json to read (a copied package may lack its base)
     // module-pool.js resolves the engine's .wasm from its own location: now the bundle's, which
     // sits where module-pool.js did (dist/internal/), so the package resolution is unchanged.
     define: { 'import.meta.url': '__wf_worker_url' },
@@ -102,6 +103,7 @@ export async function bundleEntry() {
     legalComments: 'none',
     absWorkingDir: PACKAGE,
     logLevel: 'silent',
+    tsconfigRaw: {},
     // Only the package's own files go in: a second copy of @wf/errors would make its error
     // classes two classes (instanceof across packages).
     packages: 'external',
