@@ -2,8 +2,8 @@
 // Tests read sources through the `@wf/source` export condition, so no build is needed to test.
 // A project that spawns built output (the `wf` bin, the plugin bundle in DSH) has a
 // test/global-setup.ts that builds it once, before its test files run.
-import { existsSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { defaultServerConditions } from 'vite';
 import { defineConfig } from 'vitest/config';
 
@@ -32,9 +32,17 @@ const projects = groups.flatMap((group) =>
 // The hostile suites once more, on the built packages as users install them (dist/, the sandbox's
 // bundled worker thread): a build step is one more place where a control could be lost. Only
 // the source projects resolve `@wf/source` (Vite merges condition lists, so the root cannot).
+// `@wf/sandbox` resolves to the entry its published package exports (publishConfig.exports: the
+// one-file bundle), for the suites and for the built packages they load, which Vite also serves.
 const SECURITY = 'tests/security';
+const sandboxPackage = JSON.parse(readFileSync('packages/sandbox/package.json', 'utf8'));
+const publishedSandbox = resolve(
+  'packages/sandbox',
+  sandboxPackage.publishConfig.exports['.'].default as string,
+);
 const securityOnBuild = {
   extends: true as const,
+  resolve: { alias: [{ find: /^@wf\/sandbox$/, replacement: publishedSandbox }] },
   test: {
     name: `${SECURITY}:built`,
     root: SECURITY,

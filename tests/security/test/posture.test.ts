@@ -34,3 +34,14 @@ it('attacks the build it names', async () => {
     inject('built') === true ? 'dist/internal/worker.cjs' : 'src/internal/worker.js',
   );
 });
+
+it('attacks the entry the package publishes when it attacks the build', async () => {
+  // The built run resolves `@wf/sandbox` as the published package does: its publishConfig
+  // exports the one-file bundle (vitest.config.ts). The source run resolves the sources.
+  const suite = await import('@wf/sandbox');
+  const expected =
+    inject('built') === true
+      ? await import('../../../packages/sandbox/dist/internal/sandbox.bundle.js')
+      : await import('../../../packages/sandbox/src/index.js');
+  expect(suite.createSandbox).toBe(expected.createSandbox);
+});
