@@ -264,6 +264,10 @@ describe('the index parser', () => {
       '{"runId":"run-a","startedAt":7,"ended":true,"x":1}',
       '{"runId":"run-a","ended":true,"ended":true}',
       ' {"runId":"run-a","startedAt":7}',
+      '{"runId":"run-a","ended":1}', // only true ends a run
+      '{"runId":"run-a","ended":"true"}',
+      '{"runId":"run-a","startedAt":null}',
+      '{"runId":"../run-a","startedAt":7}',
     ];
     for (const l of near) {
       const text = `${l}\n`;
