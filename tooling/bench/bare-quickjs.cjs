@@ -46,6 +46,51 @@ async function bareQuickJs() {
       ctx.dispose();
     }
   };
+  /**
+   * `evaluate`, but each `api.x(v)` is answered by `answer(v)`, a promise (a round trip to another
+   * thread): the guest's jobs are pumped after each answer until its promise settles.
+   * @param {string} program
+   * @param {(v: number) => Promise<number>} answer
+   */
+  const evaluateAsync = async (program, answer) => {
+    const ctx = mod.newContext();
+    try {
+      /** @type {Promise<void>} */
+      let pending = Promise.resolve();
+      const x = ctx.newFunction('x', (vH) => {
+        const d = ctx.newPromise();
+        pending = answer(ctx.getNumber(vH)).then((r) => {
+          const h = ctx.newNumber(r);
+          d.resolve(h);
+          h.dispose();
+          d.dispose();
+        });
+        return d.handle.dup();
+      });
+      const api = ctx.newObject();
+      ctx.setProp(api, 'x', x);
+      x.dispose();
+      const fn = ctx.unwrapResult(ctx.evalCode(`(${program})`, 'workflow.js'));
+      const p = ctx.unwrapResult(ctx.callFunction(fn, ctx.undefined, api));
+      fn.dispose();
+      api.dispose();
+      for (;;) {
+        ctx.runtime.executePendingJobs();
+        const state = ctx.getPromiseState(p);
+        if (state.type === 'pending') {
+          await pending;
+          continue;
+        }
+        p.dispose();
+        if (state.type !== 'fulfilled') throw new Error('bare QuickJS run did not fulfil');
+        const v = ctx.getNumber(state.value);
+        state.value.dispose();
+        return v;
+      }
+    } finally {
+      ctx.dispose();
+    }
+  };
   /** Runs TRIVIAL_PROGRAM once; returns its result (42). */
   const runOnce = () => evaluate(TRIVIAL_PROGRAM);
   /**
@@ -67,7 +112,7 @@ async function bareQuickJs() {
     if (runOnce() !== 42) throw new Error('bare QuickJS: wrong result');
     return performance.now() - t;
   };
-  return { runOnce, timeOnce, callUs };
+  return { runOnce, timeOnce, callUs, evaluateAsync };
 }
 
 exports.TRIVIAL_PROGRAM = TRIVIAL_PROGRAM;

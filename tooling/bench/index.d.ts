@@ -7,6 +7,12 @@ export declare function bareQuickJs(): Promise<{
   runOnce(): number;
   timeOnce(): number;
   callUs(n?: number): number;
+  evaluateAsync(program: string, answer: (v: number) => Promise<number>): Promise<number>;
+}>;
+export declare function workerQuickJs(): Promise<{
+  runOnce(): Promise<number>;
+  callUs(n?: number): Promise<number>;
+  close(): Promise<number>;
 }>;
 export declare function workerPingPong(): Promise<{
   roundTripUs(n?: number): Promise<number>;

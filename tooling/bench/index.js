@@ -65,6 +65,52 @@ export async function workerPingPong() {
 }
 
 /**
+ * Bare quickjs-emscripten in a worker thread (worker-floor.cjs), its host calls answered by this
+ * thread: the floor of a sandboxed run under the sandbox's isolation model, measured rather than
+ * summed. Each run gets a fresh context, as `bareQuickJs()`'s do; every `api.x(v)` crosses to this
+ * thread as JSON text and its answer crosses back, as the sandbox's calls do.
+ */
+export async function workerQuickJs() {
+  const worker = new Worker(new URL('./worker-floor.cjs', import.meta.url));
+  /** @type {Map<number, { resolve: (v: number) => void, reject: (e: Error) => void }>} */
+  const runs = new Map();
+  let runSeq = 0;
+  worker.on('message', (/** @type {any} */ m) => {
+    if (m.t === 'call') {
+      worker.postMessage({ t: 'settle', runId: m.runId, callId: m.callId, env: m.input });
+    } else if (m.t === 'end') {
+      const run = runs.get(m.runId);
+      runs.delete(m.runId);
+      if (m.status === 'completed') run?.resolve(JSON.parse(m.value));
+      else run?.reject(new Error(`bare QuickJS in a worker: ${m.value}`));
+    }
+  });
+  await new Promise((resolve, reject) => {
+    worker.once('message', resolve);
+    worker.once('error', reject);
+  });
+  /** @param {string} source */
+  const evaluate = (source) =>
+    new Promise((/** @type {(v: number) => void} */ resolve, reject) => {
+      runSeq += 1;
+      runs.set(runSeq, { resolve, reject });
+      worker.postMessage({ t: 'start', runId: runSeq, source });
+    });
+  /** Runs TRIVIAL_PROGRAM once in the worker; resolves to its result (42). */
+  const runOnce = () => evaluate(TRIVIAL_PROGRAM);
+  /** µs per call of `n` sequential `await api.x(1)`, each crossing to this thread and back. */
+  const callUs = async (n = 5000) => {
+    const t = performance.now();
+    const v = await evaluate(
+      `async function run(api) { let s = 0; for (let i = 0; i < ${n}; i++) s += await api.x(1); return s; }`,
+    );
+    if (v !== n) throw new Error('bare QuickJS in a worker: wrong call count');
+    return ((performance.now() - t) * 1000) / n;
+  };
+  return { runOnce, callUs, close: () => worker.terminate() };
+}
+
+/**
  * @typedef {object} Calibration
  * @property {string} date ISO date and time of the measurement
  * @property {number} nodeStartMs `node -e 0` wall, median
