@@ -39,7 +39,10 @@ if (argv.length === 3 && (argv[2] === '--version' || argv[2] === '-V')) {
   const lazy = (name) => join(root, 'dist', 'cli', name);
   const storeVerbs = ['runs', 'show', 'events', 'report', 'delete-run', 'prune', 'help', undefined];
   const needs = ['run', 'resume', 'check', 'worker'].includes(argv[2])
-    ? [bundle, ...['engine.cjs', 'contract.cjs', 'parser.cjs', 'workflows.cjs'].map(lazy)]
+    ? [
+        bundle,
+        ...['sandbox.cjs', 'engine.cjs', 'contract.cjs', 'parser.cjs', 'workflows.cjs'].map(lazy),
+      ]
     : storeVerbs.includes(argv[2])
       ? [bundle]
       : [bundle, lazy('workflows.cjs')];
@@ -51,7 +54,10 @@ if (argv.length === 3 && (argv[2] === '--version' || argv[2] === '-V')) {
   const runs = argv[2] === 'run' || argv[2] === 'resume';
   // Compiled with the code caches written at build time, when they match (bin/code-cache.cjs).
   require('./code-cache.cjs').useCodeCache(
-    [bundle, ...['engine.cjs', 'contract.cjs', 'parser.cjs', 'workflows.cjs'].map(lazy)],
+    [
+      bundle,
+      ...['sandbox.cjs', 'engine.cjs', 'contract.cjs', 'parser.cjs', 'workflows.cjs'].map(lazy),
+    ],
     runs ? 'liftoff' : '',
   );
   if (runs) {

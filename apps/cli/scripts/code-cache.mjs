@@ -23,7 +23,7 @@ export const TRAINING = [
   {
     args: ['run', 'five.workflow.js', '--delay-ms', '0', '--no-progress', '--seed', '1'],
     profile: 'liftoff',
-    writes: ['wf.cjs', 'engine.cjs', 'contract.cjs', 'parser.cjs', 'workflows.cjs'],
+    writes: ['wf.cjs', 'sandbox.cjs', 'engine.cjs', 'contract.cjs', 'parser.cjs', 'workflows.cjs'],
   },
   { args: ['runs'], profile: '', writes: ['wf.cjs'] },
   { args: ['check', 'five.workflow.js'], profile: '', writes: ['contract.cjs', 'parser.cjs'] },

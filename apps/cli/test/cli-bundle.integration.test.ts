@@ -92,6 +92,7 @@ describe('the bin and its bundle', () => {
   });
 
   it.each([
+    ['sandbox.cjs', ['run', 'x.workflow.js'], ['list']],
     ['engine.cjs', ['run', 'x.workflow.js'], ['list']],
     ['contract.cjs', ['check', 'x.workflow.js'], ['list']],
     ['workflows.cjs', ['list'], ['runs']],

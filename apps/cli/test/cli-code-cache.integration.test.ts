@@ -50,6 +50,7 @@ function wf(
 
 const none = {
   'wf.cjs': false,
+  'sandbox.cjs': false,
   'engine.cjs': false,
   'contract.cjs': false,
   'parser.cjs': false,
@@ -67,7 +68,7 @@ describe('wf compiles its bundles from the code caches written at build time', (
     // --liftoff-only is set before anything loads: these caches were made under it
     [
       ['run', 'five.workflow.js', '--delay-ms', '0', '--no-progress'],
-      ['wf.cjs', 'engine.cjs', 'contract.cjs', 'parser.cjs', 'workflows.cjs'],
+      ['wf.cjs', 'sandbox.cjs', 'engine.cjs', 'contract.cjs', 'parser.cjs', 'workflows.cjs'],
     ],
   ])('wf %j uses the caches of %j', (args, bundles) => {
     const { used } = wf(args);
@@ -92,7 +93,7 @@ describe('wf compiles its bundles from the code caches written at build time', (
 });
 
 describe('the bundles hold no import()', () => {
-  it.each(['wf.cjs', 'engine.cjs', 'contract.cjs', 'parser.cjs', 'workflows.cjs'])(
+  it.each(['wf.cjs', 'sandbox.cjs', 'engine.cjs', 'contract.cjs', 'parser.cjs', 'workflows.cjs'])(
     '%s calls __wf_import instead: on Node 20, import() fails in a script compiled from a cache',
     (name) => {
       const text = readFileSync(join(cli.REPO, 'apps', 'cli', 'dist', 'cli', name), 'utf8');

@@ -19,6 +19,11 @@ let p: cli.Project;
 
 /** The module URLs `wf <args>` loaded (paths below the repository, node_modules shortened). */
 function loaded(args: readonly string[], project = p, status = 0): string[] {
+  return loadOrder(args, project, status).filter((line) => !line.startsWith('worker:'));
+}
+
+/** loaded(), with a `worker:<url>` line where each worker thread was started, in order. */
+function loadOrder(args: readonly string[], project = p, status = 0): string[] {
   const trace = join(project.dir, '..', 'load-trace.txt');
   rmSync(trace, { force: true });
   const out = spawnSync(process.execPath, ['--import', TRACE_HOOK, cli.WF_BIN, ...args], {
@@ -70,11 +75,13 @@ const BIN_AND_BUNDLE = [
 ];
 const SCHEMA_WORKER_DEPS = /npm:(ajv|re2js)\//;
 const ENGINE_BUNDLE = /\/apps\/cli\/dist\/cli\/engine\.cjs$/;
+const SANDBOX_BUNDLE = /\/apps\/cli\/dist\/cli\/sandbox\.cjs$/;
 const CONTRACT_BUNDLE = /\/apps\/cli\/dist\/cli\/contract\.cjs$/;
 /** @babel/parser's lib/index.js, copied beside the bundles by scripts/bundle.mjs. */
 const PARSER_COPY = expect.stringMatching(/\/apps\/cli\/dist\/cli\/parser\.cjs$/);
 /** @wf/bridge (capsule schemas, prelude) with valibot, and @wf/patterns: the verbs that read workflows. */
-const WORKFLOWS_BUNDLE = expect.stringMatching(/\/apps\/cli\/dist\/cli\/workflows\.cjs$/);
+const WORKFLOWS_BUNDLE_FILE = /\/apps\/cli\/dist\/cli\/workflows\.cjs$/;
+const WORKFLOWS_BUNDLE = expect.stringMatching(WORKFLOWS_BUNDLE_FILE);
 /** The sandbox's worker thread, one CommonJS file too (packages/sandbox/scripts/bundle.mjs). */
 const SANDBOX_WORKER = expect.stringMatching(/\/packages\/sandbox\/dist\/internal\/worker\.cjs$/);
 
@@ -85,11 +92,12 @@ beforeAll(() => {
 afterAll(() => p?.cleanup());
 
 describe('each verb loads only what it needs', () => {
-  it('wf run loads the four bundles, the parser and the worker bundle: no ES module, no ajv or re2js', () => {
+  it('wf run loads the five bundles, the parser and the worker bundle: no ES module, no ajv or re2js', () => {
     const modules = loaded(['run', 'five.workflow.js', '--delay-ms', '0', '--no-progress']);
     expect(new Set(modules)).toEqual(
       new Set([
         ...BIN_AND_BUNDLE,
+        expect.stringMatching(SANDBOX_BUNDLE),
         expect.stringMatching(ENGINE_BUNDLE),
         expect.stringMatching(CONTRACT_BUNDLE),
         PARSER_COPY,
@@ -99,6 +107,18 @@ describe('each verb loads only what it needs', () => {
     );
     expect(matching(modules, BABEL)).toEqual([]);
     expect(matching(modules, SCHEMA_WORKER_DEPS)).toEqual([]);
+  });
+
+  it("wf run starts the sandbox's worker thread first, then loads the engine, the workflows and the contract", () => {
+    // The thread boots on the other core while this one loads and compiles the rest (run.ts):
+    // started after them, as when the sandbox shared engine.cjs, `wf run` took 27-29 ms longer.
+    const order = loadOrder(['run', 'five.workflow.js', '--delay-ms', '0', '--no-progress']);
+    const at = (pattern: RegExp) => order.findIndex((line) => pattern.test(line));
+    const worker = at(/^worker:.*\/packages\/sandbox\/dist\/internal\/worker\.cjs$/);
+    expect(worker, order.join('\n')).toBeGreaterThan(at(SANDBOX_BUNDLE));
+    expect(at(SANDBOX_BUNDLE)).toBeGreaterThan(at(BUNDLE));
+    for (const later of [ENGINE_BUNDLE, WORKFLOWS_BUNDLE_FILE, CONTRACT_BUNDLE])
+      expect(at(later), String(later)).toBeGreaterThan(worker);
   });
 
   it('wf check of a file loads the contract bundle and the parser: not the engine, not the capsule schemas', () => {
@@ -230,14 +250,15 @@ describe('the bundle', () => {
     expect(shims.map((m) => [m[1], m[2]])).toEqual(
       expect.arrayContaining([
         ['@wf/engine', 'module2.exports = require("./engine.cjs").m0;'],
-        ['@wf/sandbox', 'module2.exports = require("./engine.cjs").m1;'],
+        ['@wf/sandbox', 'module2.exports = require("./sandbox.cjs").m0;'],
         ['@wf/source-contract', 'module2.exports = require("./contract.cjs").m0;'],
         ['@wf/bridge', 'module2.exports = require("./workflows.cjs").m0;'],
         ['@wf/patterns', 'module2.exports = require("./workflows.cjs").m1;'],
       ]),
     );
     // Nowhere else: no verb loads it at start-up (the light verbs' traces above say the same).
-    expect(bundle.split('require("./engine.cjs")').length - 1).toBe(2);
+    expect(bundle.split('require("./engine.cjs")').length - 1).toBe(1);
+    expect(bundle.split('require("./sandbox.cjs")').length - 1).toBe(1);
     expect(bundle.split('require("./contract.cjs")').length - 1).toBe(1);
     expect(bundle.split('require("./workflows.cjs")').length - 1).toBe(2);
     for (const name of ['@wf/engine', '@wf/sandbox', '@wf/source-contract', '@wf/bridge'])
@@ -258,10 +279,8 @@ describe('the engine and contract bundles', () => {
     );
 
   it.each([
-    [
-      'engine.cjs',
-      ['@wf/sandbox", "dist/internal/pool-worker.js', '@wf/engine", "dist/internal/schema-pool.js'],
-    ],
+    ['sandbox.cjs', ['@wf/sandbox", "dist/internal/pool-worker.js']],
+    ['engine.cjs', ['@wf/engine", "dist/internal/schema-pool.js']],
     ['contract.cjs', []],
   ])(
     '%s is strict code that finds its workers where their packages are installed',
@@ -298,14 +317,27 @@ describe('the engine and contract bundles', () => {
     );
   });
 
-  it('the engine bundle requires the contract and the bridge from their bundles: one copy of each', () => {
+  it('the engine bundle requires the sandbox, the contract and the bridge from their bundles: one copy of each', () => {
     const sources = sourcesOf('engine.cjs');
-    expect(matching(sources, /\/packages\/(engine|sandbox)\//).length).toBeGreaterThan(0);
+    expect(matching(sources, /\/packages\/engine\//).length).toBeGreaterThan(0);
     expect(
-      matching(sources, /\/packages\/(source-contract|bridge|patterns)\/|npm:(@babel|valibot)\//),
+      matching(
+        sources,
+        /\/packages\/(sandbox|source-contract|bridge|patterns)\/|npm:(@babel|valibot)\//,
+      ),
     ).toEqual([]);
     const text = read('engine.cjs');
+    expect(text).toContain('module2.exports = require("./sandbox.cjs").m0;');
     expect(text).toContain('module2.exports = require("./contract.cjs").m0;');
     expect(text).toContain('module2.exports = require("./workflows.cjs").m0;');
+  });
+
+  it('the sandbox bundle holds the sandbox and requires no other bundle: wf run loads it alone first', () => {
+    const sources = sourcesOf('sandbox.cjs');
+    expect(matching(sources, /\/packages\/sandbox\//).length).toBeGreaterThan(0);
+    expect(
+      matching(sources, /\/packages\/(engine|source-contract|bridge|patterns)\/|npm:/),
+    ).toEqual([]);
+    expect(read('sandbox.cjs')).not.toMatch(/require\("\.\/[a-z]+\.cjs"\)/);
   });
 });
