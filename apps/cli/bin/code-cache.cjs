@@ -28,7 +28,7 @@ const HEADER = 'wf-code-cache ';
 
 /**
  * Bundle file name -> { cache: path of its cache file, script: the vm.Script it was compiled to,
- * how: see compiledWith }
+ * how: see compiledWith, early: { content, script } compiled by precompileBundles, not run yet }
  */
 const bundles = new Map();
 let installed = false;
@@ -36,8 +36,9 @@ let installed = false;
 let training = false;
 
 /**
- * The cache file of a bundle under a flag profile: V8 rejects a cache made under other flags, so
- * `wf run` (which sets --liftoff-only before it loads anything) has caches of its own.
+ * The cache file of a bundle for a training profile: a cache holds the functions the call that
+ * made it ran, so `wf run` and `wf resume` read caches a `wf run` made (profile 'run': the engine
+ * path through wf.cjs and the other bundles), the other verbs caches plain verbs made ('').
  */
 function cachePath(file, profile) {
   return profile === '' ? `${file}.cache` : `${file}.${profile}.cache`;
@@ -98,6 +99,50 @@ function requireFor(mod) {
   return require;
 }
 
+/**
+ * The bundle compiled with its cache through vm.Script, or undefined for Node's own compile
+ * (entry.how says which).
+ */
+function compileScript(entry, filename, content) {
+  const cachedData = readCache(filename, content);
+  // Without a cache this V8 takes, Node's own compile: vm.Script without a cache was slower
+  // (measured: the parser's file 7 ms), so a build for another Node version costs nothing.
+  // Training compiles through vm.Script either way, to write the cache at exit.
+  if ((cachedData === undefined || !sameV8(cachedData)) && !training) {
+    entry.how = 'node';
+    return undefined;
+  }
+  const script = new vm.Script(Module.wrap(content), {
+    filename,
+    ...(cachedData === undefined ? {} : { cachedData }),
+    importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
+  });
+  entry.script = script;
+  entry.how = cachedData !== undefined && script.cachedDataRejected === false ? 'cache' : 'source';
+  return script;
+}
+
+/**
+ * Compiles every bundle given to useCodeCache that is not compiled yet, now, from its cache; each
+ * runs later, when it is first required, as usual. For `wf run` and `wf resume` (run.ts), right
+ * after their sandbox started its worker thread: that thread then sets V8's --liftoff-only
+ * (@wf/sandbox's wasmTierUp), and V8 rejects a cache made under other flags, so a bundle first
+ * compiled after that (the parser, ~90 ms after the spawn) would compile from source (25-29 ms).
+ * Best effort: a bundle that cannot be read here is compiled when required.
+ */
+function precompileBundles() {
+  for (const [file, entry] of bundles) {
+    if (entry.how !== undefined || entry.early !== undefined) continue;
+    try {
+      const content = readFileSync(file, 'utf8');
+      const script = compileScript(entry, file, content);
+      if (script !== undefined) entry.early = { content, script };
+    } catch {
+      entry.how = undefined;
+    }
+  }
+}
+
 function install() {
   if (installed) return;
   installed = true;
@@ -106,22 +151,11 @@ function install() {
     const entry = bundles.get(filename);
     if (entry === undefined || format === 'module')
       return compile.call(this, content, filename, format);
-    const cachedData = readCache(filename, content);
-    // Without a cache this V8 takes, Node's own compile: vm.Script without a cache was slower
-    // (measured: the parser's file 7 ms), so a build for another Node version costs nothing.
-    // Training compiles through vm.Script either way, to write the cache at exit.
-    if ((cachedData === undefined || !sameV8(cachedData)) && !training) {
-      entry.how = 'node';
-      return compile.call(this, content, filename, format);
-    }
-    const script = new vm.Script(Module.wrap(content), {
-      filename,
-      ...(cachedData === undefined ? {} : { cachedData }),
-      importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
-    });
-    entry.script = script;
-    entry.how =
-      cachedData !== undefined && script.cachedDataRejected === false ? 'cache' : 'source';
+    // Compiled ahead by precompileBundles, from this very text: used as it is.
+    const early = entry.early?.content === content ? entry.early : undefined;
+    entry.early = undefined;
+    const script = early?.script ?? compileScript(entry, filename, content);
+    if (script === undefined) return compile.call(this, content, filename, format);
     const wrapper = script.runInThisContext({ displayErrors: true });
     return Reflect.apply(wrapper, this.exports, [
       this.exports,
@@ -135,7 +169,7 @@ function install() {
 
 /**
  * Compiles these bundle files with their caches from now on (each when it is first required).
- * `profile` names the V8 flags the process runs with ('' for none).
+ * `profile` names the caches' training (cachePath): 'run' or ''.
  */
 function useCodeCache(files, profile) {
   // An integrity policy checks every module's text in the compile step this replaces.
@@ -200,6 +234,7 @@ function usedCodeCache(file) {
 
 module.exports = {
   useCodeCache,
+  precompileBundles,
   usedCodeCache,
   compiledWith,
   dynamicImport,

@@ -51,23 +51,16 @@ if (argv.length === 3 && (argv[2] === '--version' || argv[2] === '-V')) {
     process.stderr.write(`wf: ${missing} is missing: this install of @wf/cli is incomplete\n`);
     process.exit(1);
   }
+  // Compiled with the code caches written at build time, when they match (bin/code-cache.cjs):
+  // `run` and `resume` read the caches a `wf run` trained, the other verbs those plain verbs did.
+  // (`run` and `resume` also ask their sandbox for V8's --liftoff-only: run.ts, wasmTierUp.)
   const runs = argv[2] === 'run' || argv[2] === 'resume';
-  // Compiled with the code caches written at build time, when they match (bin/code-cache.cjs).
   require('./code-cache.cjs').useCodeCache(
     [
       bundle,
       ...['sandbox.cjs', 'engine.cjs', 'contract.cjs', 'parser.cjs', 'workflows.cjs'].map(lazy),
     ],
-    runs ? 'liftoff' : '',
+    runs ? 'run' : '',
   );
-  if (runs) {
-    // A short-lived process: V8 compiles QuickJS with its baseline compiler only. With the
-    // default tiering, the optimizing compiler is still busy in the background when the run ends
-    // and the process waits for it before exiting: measured 2026-12-03, idle, `wf run` of 5
-    // instant agents 645 -> 442 ms, and 118-211 ms -> 0-1 ms from sandbox close to exit. The cost:
-    // CPU-heavy guests run ~1.7x slower once warm (their CPU limits are unchanged, so they do less
-    // before reaching them). `wf worker` (long-lived), the plugin and the packages keep V8's default.
-    require('node:v8').setFlagsFromString('--liftoff-only');
-  }
   require(bundle).main(argv);
 }

@@ -1,9 +1,11 @@
 // Writes the V8 code caches of the CLI's bundles (bin/code-cache.cjs reads them) by running the
 // built bin on a few verbs in a scratch project: a cache made at the end of a real call holds the
 // bytecode of every function that call compiled, not only the top level a bare compile would give.
-// Run by scripts/bundle.mjs after it writes the bundles. Each cache is made under the V8 flags its
-// readers run with: `wf run` and `wf resume` set --liftoff-only first, so their caches are made by
-// `wf run` (profile "liftoff"); the other verbs read caches made by plain verbs (profile "").
+// Run by scripts/bundle.mjs after it writes the bundles. `wf run` and `wf resume` read caches made
+// by `wf run` (profile "run": the functions of the engine path), the other verbs caches made by
+// plain verbs (profile ""). All are made with V8's default flags, which every reader starts with:
+// V8 rejects a cache made under other flags (the --liftoff-only that `wf run`'s sandbox sets comes
+// after its bundles are compiled, from the worker thread: see @wf/sandbox's wasmTierUp).
 // The scratch project lives in a temp dir with its own HOME, and the children get no NODE_OPTIONS
 // (a V8 flag there would make caches every normal `wf` call rejects).
 import { spawnSync } from 'node:child_process';
@@ -22,7 +24,7 @@ const { cachePath } = createRequire(import.meta.url)('../bin/code-cache.cjs');
 export const TRAINING = [
   {
     args: ['run', 'five.workflow.js', '--delay-ms', '0', '--no-progress', '--seed', '1'],
-    profile: 'liftoff',
+    profile: 'run',
     writes: ['wf.cjs', 'sandbox.cjs', 'engine.cjs', 'contract.cjs', 'parser.cjs', 'workflows.cjs'],
   },
   { args: ['runs'], profile: '', writes: ['wf.cjs'] },

@@ -65,7 +65,7 @@ describe('wf compiles its bundles from the code caches written at build time', (
       ['check', 'five.workflow.js'],
       ['wf.cjs', 'contract.cjs', 'parser.cjs'],
     ],
-    // --liftoff-only is set before anything loads: these caches were made under it
+    // caches a `wf run` made (profile 'run'), though its sandbox sets --liftoff-only meanwhile
     [
       ['run', 'five.workflow.js', '--delay-ms', '0', '--no-progress'],
       ['wf.cjs', 'sandbox.cjs', 'engine.cjs', 'contract.cjs', 'parser.cjs', 'workflows.cjs'],

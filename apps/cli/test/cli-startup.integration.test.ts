@@ -14,15 +14,19 @@ import * as cli from './helpers/wf-cli.js';
 
 const TRACE_HOOK = join(import.meta.dirname, 'fixtures', 'load-trace.mjs');
 const BUILTIN_TRACE = join(import.meta.dirname, 'fixtures', 'builtin-trace.cjs');
+const TIERING_REPORT = join(import.meta.dirname, 'fixtures', 'wasm-tiering-report.cjs');
 
 let p: cli.Project;
 
 /** The module URLs `wf <args>` loaded (paths below the repository, node_modules shortened). */
 function loaded(args: readonly string[], project = p, status = 0): string[] {
-  return loadOrder(args, project, status).filter((line) => !line.startsWith('worker:'));
+  return loadOrder(args, project, status).filter((line) => !/^(worker|compile):/.test(line));
 }
 
-/** loaded(), with a `worker:<url>` line where each worker thread was started, in order. */
+/**
+ * loaded(), with a `worker:<url>` line where each worker thread was started and a `compile:<url>`
+ * line where each bundle was compiled (bin/code-cache.cjs), in order.
+ */
 function loadOrder(args: readonly string[], project = p, status = 0): string[] {
   const trace = join(project.dir, '..', 'load-trace.txt');
   rmSync(trace, { force: true });
@@ -119,6 +123,52 @@ describe('each verb loads only what it needs', () => {
     expect(at(SANDBOX_BUNDLE)).toBeGreaterThan(at(BUNDLE));
     for (const later of [ENGINE_BUNDLE, WORKFLOWS_BUNDLE_FILE, CONTRACT_BUNDLE])
       expect(at(later), String(later)).toBeGreaterThan(worker);
+  });
+
+  it.each([
+    [
+      'run',
+      "keeps WebAssembly on V8's baseline compiler: its sandbox sets --liftoff-only",
+      ['run', 'five.workflow.js', '--delay-ms', '0', '--no-progress'],
+      false,
+    ],
+    ['check', "leaves V8's tiering alone", ['check', 'five.workflow.js'], true],
+  ] as const)('wf %s %s', (_verb, _what, args, tiersUp) => {
+    // wasmTierUp: false in run.ts; from the worker thread, so not before it booted (see
+    // @wf/sandbox's tiering.js). `wf check` starts no sandbox: V8's default tiering.
+    const report = join(p.dir, '..', 'tiering.json');
+    rmSync(report, { force: true });
+    const out = spawnSync(
+      process.execPath,
+      ['--allow-natives-syntax', '--require', TIERING_REPORT, cli.WF_BIN, ...args],
+      {
+        cwd: p.dir,
+        env: {
+          ...p.env,
+          WF_TIERING_REPORT: report,
+          WF_TIERING_EXPECT: tiersUp ? 'turbofan' : 'liftoff',
+        },
+        encoding: 'utf8',
+      },
+    );
+    expect(out.status, out.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(report, 'utf8'))).toEqual({ turbofan: tiersUp });
+  });
+
+  it('wf run compiles the other bundles from their caches right after starting that thread', () => {
+    // The thread sets V8's --liftoff-only once it has booted (@wf/sandbox, wasmTierUp: false), and
+    // V8 rejects a code cache made under other flags: a bundle compiled after that would compile
+    // from source (the parser 25-29 ms). So run.ts compiles them all at once, first.
+    const order = loadOrder(['run', 'five.workflow.js', '--delay-ms', '0', '--no-progress']);
+    const worker = order.findIndex((line) => line.startsWith('worker:'));
+    const next = order.slice(worker + 1, worker + 5);
+    expect(new Set(next), order.join('\n')).toEqual(
+      new Set(
+        ['engine', 'contract', 'parser', 'workflows'].map((name) =>
+          expect.stringMatching(new RegExp(`^compile:.*/apps/cli/dist/cli/${name}\\.cjs$`)),
+        ),
+      ),
+    );
   });
 
   it('wf check of a file loads the contract bundle and the parser: not the engine, not the capsule schemas', () => {

@@ -118,6 +118,13 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       );
     }
   }
+  const wasmTierUp = options.wasmTierUp ?? true;
+  if (typeof wasmTierUp !== 'boolean') {
+    throw new SandboxError(
+      'WF_SANDBOX_INVALID_OPTIONS',
+      `options.wasmTierUp must be a boolean, got ${typeof wasmTierUp}`,
+    );
+  }
   const baseLimits = mergeLimits(DEFAULT_LIMITS, options.limits, 'options.limits');
   // The first worker compiles the engine and sends the compiled module back; later workers get
   // it (V8 shares the compiled, tiered-up code), so only one compile ever happens, off this thread.
@@ -135,6 +142,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       moduleMaxRuns,
       memoryBytes: baseLimits.memoryBytes,
       wasmModule: null,
+      liftoffOnly: !wasmTierUp,
     },
   };
   const sliceWatch = watchSlices(s);

@@ -50,6 +50,16 @@ export interface SandboxOptions {
   moduleHighWaterBytes?: number;
   /** Retire a WASM module after this many runs (default 2000). */
   moduleMaxRuns?: number;
+  /**
+   * `false` sets V8's `--liftoff-only` for the whole process, from the first worker thread once
+   * Node has booted it and before it compiles QuickJS: WebAssembly then runs on V8's baseline
+   * compiler only (default `true`: V8's own tiering). For short-lived processes, such as a
+   * command line: with tier-up, V8's optimizing compiler is still compiling QuickJS in the
+   * background when a short process wants to exit, and the exit waits for it. The cost: CPU-heavy
+   * guests run ~1.7x slower once warm (their CPU limits are unchanged). Process-wide and not
+   * undone by `close()`: every WebAssembly module compiled afterwards in the process is affected.
+   */
+  wasmTierUp?: boolean;
 }
 
 export interface SandboxRequest {

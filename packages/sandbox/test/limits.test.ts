@@ -43,5 +43,11 @@ describe('createSandbox options', () => {
     await expect(createSandbox({ limits: { wallMs: -5 } })).rejects.toThrow(
       /options\.limits\.wallMs/,
     );
+    await expect(createSandbox({ wasmTierUp: 'no' as unknown as boolean })).rejects.toThrow(
+      expect.objectContaining({
+        code: 'WF_SANDBOX_INVALID_OPTIONS',
+        message: 'options.wasmTierUp must be a boolean, got string',
+      }),
+    );
   });
 });

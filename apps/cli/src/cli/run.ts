@@ -3,6 +3,7 @@
 // (run-verb.ts); the engine then runs the workflow in that sandbox. Before, the worker started only
 // once all of that was loaded and the workflow preflighted, and this thread then sat idle waiting
 // for it. Trusted-local and refused runs never use it: it is closed on every way out.
+import { createRequire } from 'node:module';
 import type { SandboxLike } from '@wf/engine';
 import type { Sandbox } from '@wf/sandbox';
 import type { CliContext } from './context.js';
@@ -10,6 +11,11 @@ import type { ExitCode } from './errors.js';
 import type { ResumeVerbOptions, RunOptions } from './run-verb.js';
 
 export type { ResumeVerbOptions, RunOptions } from './run-verb.js';
+
+/** bin/code-cache.cjs, the bin's loader of the bundles (a no-op where it compiled none). */
+const { precompileBundles } = createRequire(import.meta.url)('../../bin/code-cache.cjs') as {
+  precompileBundles(): void;
+};
 
 interface EarlySandbox {
   /** Hands runs to the sandbox once it is ready; closing it is left to `close` below. */
@@ -28,10 +34,21 @@ async function bootSandbox(): Promise<EarlySandbox> {
   let created: Promise<Sandbox>;
   try {
     // createSandbox spawns its first worker before it first awaits: called, not awaited, here.
-    created = (await import('@wf/sandbox')).createSandbox();
+    // wasmTierUp false: a short-lived process, where V8's optimizing compiler is still compiling
+    // QuickJS when the run ends and the exit waits for it (measured 2026-12-04, `wf run` of five
+    // instant agents 184 ms longer with V8's default tiering). The cost: CPU-heavy guests run
+    // ~1.7x slower once warm (their CPU limits are unchanged). `wf worker` (long-lived), the
+    // restate verbs and the plugin keep V8's default. So does the training of the code caches
+    // (scripts/code-cache.mjs): a cache made after a flag changed carries the new flags' hash,
+    // and V8 rejects it in every `wf`, which starts with the default flags.
+    const training = process.env.WF_WRITE_CODE_CACHE !== undefined;
+    created = (await import('@wf/sandbox')).createSandbox({ wasmTierUp: training });
   } catch (error) {
     created = Promise.reject(error);
   }
+  // Now, before that worker thread sets the flag: V8 takes a bundle's code cache only under the
+  // flags it was made with (bin/code-cache.cjs).
+  precompileBundles();
   // A sandbox that cannot start fails the run that needs it (through `run`), not this promise.
   created.catch(() => {});
   return {

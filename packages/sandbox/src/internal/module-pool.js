@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import variant from '@jitl/quickjs-wasmfile-release-sync';
 import { newQuickJSWASMModuleFromVariant, newVariant } from 'quickjs-emscripten-core';
+import { applyWasmTiering } from './tiering.js';
 
 /** @typedef {import('quickjs-emscripten-core').QuickJSWASMModule} QuickJSWASMModule */
 /** @typedef {{ buffer: ArrayBuffer, grow(delta: number): number }} WasmMemory */
@@ -71,6 +72,7 @@ let compiled = null;
 
 /** Compiles the engine's WASM binary (the main thread does it once for all its workers). */
 export function compileEngine() {
+  applyWasmTiering(); // before the compile: V8 decides a module's tiers when it compiles it
   const require = createRequire(import.meta.url);
   const path = require.resolve('@jitl/quickjs-wasmfile-release-sync/wasm');
   return /** @type {Promise<unknown>} */ (WA.compile(readFileSync(path)));

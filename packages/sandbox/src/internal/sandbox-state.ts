@@ -73,6 +73,8 @@ export interface SandboxState {
     moduleMaxRuns: number;
     memoryBytes: number;
     wasmModule: unknown;
+    /** Each worker sets V8's --liftoff-only first thing (options.wasmTierUp false). */
+    liftoffOnly: boolean;
   };
 }
 
