@@ -17,31 +17,55 @@ async function bareQuickJs() {
   const mod = await newQuickJSWASMModuleFromVariant(
     /** @type {any} */ (variant).default ?? variant,
   );
+  /**
+   * Calls `program`'s `run(api)` in `ctx`, `api.x` being the host function `x`; returns the handle
+   * of the promise it returned.
+   * @param {import('quickjs-emscripten-core').QuickJSContext} ctx
+   * @param {string} program
+   * @param {import('quickjs-emscripten-core').VmFunctionImplementation<any>} x
+   */
+  const launch = (ctx, program, x) => {
+    const xH = ctx.newFunction('x', x);
+    const api = ctx.newObject();
+    ctx.setProp(api, 'x', xH);
+    xH.dispose();
+    const fn = ctx.unwrapResult(ctx.evalCode(`(${program})`, 'workflow.js'));
+    const p = ctx.unwrapResult(ctx.callFunction(fn, ctx.undefined, api));
+    fn.dispose();
+    api.dispose();
+    return p;
+  };
+  /**
+   * Runs the pending jobs, then reads the promise: its number once fulfilled (the handle is
+   * disposed), undefined while it is still pending; throws when it was rejected.
+   * @param {import('quickjs-emscripten-core').QuickJSContext} ctx
+   * @param {import('quickjs-emscripten-core').QuickJSHandle} p
+   */
+  const settled = (ctx, p) => {
+    ctx.runtime.executePendingJobs();
+    const state = ctx.getPromiseState(p);
+    if (state.type === 'pending') return undefined;
+    p.dispose();
+    if (state.type !== 'fulfilled') throw new Error('bare QuickJS run did not fulfil');
+    const v = ctx.getNumber(state.value);
+    state.value.dispose();
+    return v;
+  };
   /** Runs `program` (an async `run(api)`) in a fresh context; returns its numeric result. */
   const evaluate = (/** @type {string} */ program) => {
     const ctx = mod.newContext();
     try {
-      const x = ctx.newFunction('x', (vH) => {
+      const p = launch(ctx, program, (vH) => {
         const d = ctx.newPromise();
         d.resolve(vH);
         const h = d.handle.dup(); // the library disposes what a host function returns
         d.dispose();
         return h;
       });
-      const api = ctx.newObject();
-      ctx.setProp(api, 'x', x);
-      x.dispose();
-      const fn = ctx.unwrapResult(ctx.evalCode(`(${program})`, 'workflow.js'));
-      const p = ctx.unwrapResult(ctx.callFunction(fn, ctx.undefined, api));
-      fn.dispose();
-      api.dispose();
-      ctx.runtime.executePendingJobs();
-      const state = ctx.getPromiseState(p);
+      const v = settled(ctx, p);
+      if (v !== undefined) return v;
       p.dispose();
-      if (state.type !== 'fulfilled') throw new Error('bare QuickJS run did not fulfil');
-      const v = ctx.getNumber(state.value);
-      state.value.dispose();
-      return v;
+      throw new Error('bare QuickJS run did not fulfil');
     } finally {
       ctx.dispose();
     }
@@ -57,7 +81,7 @@ async function bareQuickJs() {
     try {
       /** @type {Promise<void>} */
       let pending = Promise.resolve();
-      const x = ctx.newFunction('x', (vH) => {
+      const p = launch(ctx, program, (vH) => {
         const d = ctx.newPromise();
         pending = answer(ctx.getNumber(vH)).then((r) => {
           const h = ctx.newNumber(r);
@@ -67,25 +91,10 @@ async function bareQuickJs() {
         });
         return d.handle.dup();
       });
-      const api = ctx.newObject();
-      ctx.setProp(api, 'x', x);
-      x.dispose();
-      const fn = ctx.unwrapResult(ctx.evalCode(`(${program})`, 'workflow.js'));
-      const p = ctx.unwrapResult(ctx.callFunction(fn, ctx.undefined, api));
-      fn.dispose();
-      api.dispose();
       for (;;) {
-        ctx.runtime.executePendingJobs();
-        const state = ctx.getPromiseState(p);
-        if (state.type === 'pending') {
-          await pending;
-          continue;
-        }
-        p.dispose();
-        if (state.type !== 'fulfilled') throw new Error('bare QuickJS run did not fulfil');
-        const v = ctx.getNumber(state.value);
-        state.value.dispose();
-        return v;
+        const v = settled(ctx, p);
+        if (v !== undefined) return v;
+        await pending;
       }
     } finally {
       ctx.dispose();

@@ -138,7 +138,7 @@ function precompileBundles() {
       const script = compileScript(entry, file, content);
       if (script !== undefined) entry.early = { content, script };
     } catch {
-      entry.how = undefined;
+      // unread or uncompiled here: its require compiles it as usual
     }
   }
 }

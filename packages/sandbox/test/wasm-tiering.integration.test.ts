@@ -18,20 +18,14 @@ async function tiering(mode: 'liftoff' | 'default') {
   return JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}');
 }
 
-it('with wasmTierUp false, WebAssembly in the process stays on Liftoff', async () => {
-  expect(await tiering('liftoff')).toEqual({
+it.each([
+  ['liftoff', 'with wasmTierUp false, WebAssembly in the process stays on Liftoff', false],
+  ['default', "by default, V8's tiering is untouched: a hot function reaches TurboFan", true],
+] as const)('%s: %s', async (mode, _what, turbofan) => {
+  expect(await tiering(mode)).toEqual({
     value: 42,
-    turbofan: false,
-    liftoff: true,
-    calls: expect.any(Number),
-  });
-});
-
-it("by default, V8's tiering is untouched: a hot function reaches TurboFan", async () => {
-  expect(await tiering('default')).toEqual({
-    value: 42,
-    turbofan: true,
-    liftoff: false,
+    turbofan,
+    liftoff: !turbofan,
     calls: expect.any(Number),
   });
 });
