@@ -1,7 +1,8 @@
-// `wf runs` and `wf show last` read what they print (issue 16): one listing of the runs directory
-// and one open of the runs index per command (counted by a preload that wraps node:fs/promises,
-// test/fixtures/fs-trace.mjs), while crash recovery still marks a run whose owner died, also one
-// the index never saw, and also through `wf show <id>`.
+// `wf runs` and `wf show last` read what they print (issue 16): at most one listing of the runs
+// directory and one read of the runs index per command, plus the open of the file being
+// rewritten when that pass rewrites it; no listing at all once the index vouches for the store
+// (counted by a preload that wraps node:fs/promises, test/fixtures/fs-trace.mjs). Crash recovery
+// still marks a run whose owner died, also one the index never saw, and also through `wf show <id>`.
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -89,10 +90,11 @@ describe('wf runs and wf show last in one pass', () => {
     const { result, reads } = await traced(['show', 'run-crashed-old', '--json']);
     expect(result.code).toBe(0);
     expect(json(result).run).toMatchObject({ status: 'interrupted', interruptedFrom: 'running' });
-    expect(reads).toMatchObject({ runsDirListed: 1, indexRead: 1 });
+    // The recorder's plain lines have no header yet: this full pass rewrites the index.
+    expect(reads).toMatchObject({ runsDirListed: 1, indexRead: 2 });
   });
 
-  it('wf runs recovers and lists with one listing of the runs directory and one index read', async () => {
+  it('wf runs recovers and lists with one listing of the runs directory when the index lost a run', async () => {
     // The newest crashed run was never indexed (recorded before the index, or its append lost).
     const index = join(runsDir(), '.runs-index.jsonl');
     const kept = readFileSync(index, 'utf8')
@@ -109,13 +111,21 @@ describe('wf runs and wf show last in one pass', () => {
       ['run-ended-29', 'completed'],
       ['run-ended-28', 'completed'],
     ]);
-    expect(reads).toMatchObject({ runsDirListed: 1, indexRead: 1 });
+    // The hand edit left the index disagreeing with the directory: the header read finds that,
+    // then one full pass (its read, and the open of the file it rewrites).
+    expect(reads).toMatchObject({ runsDirListed: 1, indexRead: 3 });
   });
 
-  it('wf show last reads the directory and the index once', async () => {
-    const { result, reads } = await traced(['show', 'last', '--json']);
-    expect(result.code).toBe(0);
-    expect(json(result).run).toMatchObject({ runId: 'run-crashed-new', status: 'interrupted' });
-    expect(reads).toMatchObject({ runsDirListed: 1, indexRead: 1 });
+  it('wf show last and wf runs then read the index once and list nothing', async () => {
+    const last = await traced(['show', 'last', '--json']);
+    expect(last.result.code).toBe(0);
+    expect(json(last.result).run).toMatchObject({
+      runId: 'run-crashed-new',
+      status: 'interrupted',
+    });
+    expect(last.reads).toMatchObject({ runsDirListed: 0, indexRead: 1 });
+    const runs = await traced(['runs', '--json', '--limit', '3']);
+    expect((json(runs.result) as { total: number }).total).toBe(32);
+    expect(runs.reads).toMatchObject({ runsDirListed: 0, indexRead: 1 });
   });
 });

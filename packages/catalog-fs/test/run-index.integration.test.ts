@@ -18,14 +18,15 @@ let project: string;
 const runsRoot = () => join(project, '.dsh', 'workflow-runs');
 const idOf = (i: number) => `run-${String(i).padStart(5, '0')}-${(i * 7919) % 10007}`;
 
-/** Listings of the store root and reads of the runs index while `body` runs. */
+/** Listings of the store root, whole and partial reads of the runs index while `body` runs. */
 async function rootReads<T>(
   body: () => Promise<T>,
-): Promise<{ value: T; listed: number; indexRead: number; opened: number }> {
-  const counts = { listed: 0, indexRead: 0, opened: 0 };
+): Promise<{ value: T; listed: number; indexRead: number; indexParts: number; opened: number }> {
+  const counts = { listed: 0, indexRead: 0, indexParts: 0, opened: 0 };
   setSafeDirHook((event, path) => {
     if (event === 'dir-listed' && path === runsRoot()) counts.listed++;
     if (event === 'file-read' && path === join(runsRoot(), '.runs-index.jsonl')) counts.indexRead++;
+    if (event === 'index-read') counts.indexParts++;
     if (event === 'dir-opened' && basename(path).startsWith('run-')) counts.opened++;
   });
   try {
@@ -99,15 +100,18 @@ describe('the runs index', () => {
     await store.close();
   });
 
-  it('recovering and listing in one pass lists the root and reads the index once each', async () => {
-    // As `wf runs` does: no recovery at open, then recovery inside the listing's own pass.
+  it('recovering and listing in one pass reads parts of the index and lists nothing', async () => {
+    // As `wf runs` does: no recovery at open, then recovery inside the listing's own pass. The
+    // index was rewritten with a header by the passes above, so the store root is not listed.
     const pass = await rootReads(async () => {
       const store = await openRunStore({ project, recoverAtOpen: false });
       const recent = await store.listRecent(20, { recover: true });
       await store.close();
       return recent;
     });
-    expect(pass).toMatchObject({ listed: 1, indexRead: 1 });
+    expect(pass).toMatchObject({ listed: 0, indexRead: 0 });
+    expect(pass.indexParts).toBeGreaterThanOrEqual(1);
+    expect(pass.indexParts).toBeLessThanOrEqual(2);
     expect(pass.opened).toBeLessThanOrEqual(20);
     expect(pass.value.total).toBe(STORED);
     expect(pass.value.interrupted).toEqual([]);

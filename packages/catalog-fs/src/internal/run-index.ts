@@ -15,7 +15,16 @@ import {
   step,
   writeFileAtomic,
 } from './safe-dir.js';
-import { CODES, RUN_ID_PATTERN, runIdsOf } from './run-layout.js';
+import {
+  type BodyEntry,
+  foldTail,
+  headerLine,
+  type IndexHeader,
+  newestFirst,
+  parseHeader,
+  type TailFold,
+} from './run-index-format.js';
+import { CODES, RUN_ID_PATTERN, runIdsOf, TRASH_PREFIX } from './run-layout.js';
 
 const { O_RDONLY, O_WRONLY, O_APPEND, O_CREAT, O_NOFOLLOW, O_NONBLOCK } = constants;
 
@@ -32,7 +41,18 @@ export interface IndexLine {
   readonly runId: string;
   readonly startedAt?: number;
   readonly ended?: true;
+  /** Deleted through the store: readers forget the run. */
+  readonly deleted?: true;
 }
+
+/**
+ * Most bytes of lines appended since the last rewrite that the constant-cost listing folds
+ * (run-index-recent.ts); over it, the next full pass rewrites. ~330 runs' start and end lines.
+ */
+export const MAX_TAIL_BYTES = 32 * 1024;
+
+/** The longest header the constant-cost listing reads (it is read with the file's first bytes). */
+export const MAX_HEADER_BYTES = 64 * 1024;
 
 /** What one read of the index found: what it says, how many lines say it, where they end. */
 interface IndexRead {
@@ -41,6 +61,15 @@ interface IndexRead {
   /** Bytes up to and including the last newline: what was parsed. */
   readonly parsed: number;
   readonly ino: number;
+  /** Lines that are neither a run's line nor the header (corrupt, hand-edited). */
+  readonly bad: number;
+  /** The compacted layout, when the file starts with a header whose body it holds. */
+  readonly layout?: {
+    readonly header: IndexHeader;
+    readonly headerBytes: number;
+    readonly tailBytes: number;
+    readonly tail: TailFold;
+  };
 }
 
 /** Reads and parses the index; undefined when it is missing, unreadable or too large. */
@@ -53,7 +82,26 @@ async function readIndex(base: SafeDir): Promise<IndexRead | undefined> {
   }
   if (!raw) return undefined;
   const parsed = raw.data.lastIndexOf(0x0a) + 1;
-  return { ...parseIndexLines(raw.data.toString('utf8')), parsed, ino: raw.ino };
+  const first = raw.data.indexOf(0x0a);
+  const header = first > 0 ? parseHeader(raw.data.toString('utf8', 0, first)) : undefined;
+  const tailAt = header === undefined ? -1 : first + 1 + header.body;
+  const layout =
+    header !== undefined && tailAt <= raw.size && (tailAt === 0 || raw.data[tailAt - 1] === 0x0a)
+      ? {
+          header,
+          headerBytes: first + 1,
+          tailBytes: raw.size - tailAt,
+          tail: foldTail(raw.data.toString('utf8', tailAt), new Set(header.unindexed)),
+        }
+      : undefined;
+  const lines = parseIndexLines(raw.data.toString('utf8'));
+  return {
+    ...lines,
+    bad: lines.bad - (header === undefined ? 0 : 1),
+    parsed,
+    ino: raw.ino,
+    ...(layout === undefined ? {} : { layout }),
+  };
 }
 
 /**
@@ -64,11 +112,18 @@ export function parseIndex(text: string): Map<string, IndexedRun> {
   return parseIndexLines(text).index;
 }
 
-/** parseIndex, and how many lines (parseable or not) the text holds before its last newline. */
-function parseIndexLines(text: string): { index: Map<string, IndexedRun>; lines: number } {
+/**
+ * parseIndex, how many lines (parseable or not) the text holds before its last newline, and how
+ * many of them are not a run's line (a header counts among these).
+ */
+function parseIndexLines(text: string): {
+  index: Map<string, IndexedRun>;
+  lines: number;
+  bad: number;
+} {
   const out = new Map<string, IndexedRun>();
   const end = text.lastIndexOf('\n');
-  if (end < 0) return { index: out, lines: 0 };
+  if (end < 0) return { index: out, lines: 0, bad: 0 };
   const whole = text.slice(0, end);
   let lines = 1;
   for (let at = whole.indexOf('\n'); at >= 0; at = whole.indexOf('\n', at + 1)) lines++;
@@ -93,17 +148,29 @@ function parseIndexLines(text: string): { index: Map<string, IndexedRun>; lines:
       }
     }
   }
+  let bad = lines - values.length;
   for (const v of values) {
-    if (typeof v !== 'object' || v === null) continue;
-    const { runId, startedAt, ended } = v as Record<string, unknown>;
-    if (typeof runId !== 'string' || !RUN_ID_PATTERN.test(runId)) continue;
+    const { runId, startedAt, ended, deleted } = (v ?? {}) as Record<string, unknown>;
+    if (
+      typeof v !== 'object' ||
+      v === null ||
+      typeof runId !== 'string' ||
+      !RUN_ID_PATTERN.test(runId)
+    ) {
+      bad++;
+      continue;
+    }
+    if (deleted === true) {
+      out.delete(runId); // deleted through the store: forget it (a run begun again later is new)
+      continue;
+    }
     const known = out.get(runId);
     const start =
       typeof startedAt === 'number' && Number.isFinite(startedAt) ? startedAt : known?.startedAt;
     const isEnded = ended === true || known?.ended === true;
     out.set(runId, start === undefined ? { ended: isEnded } : { startedAt: start, ended: isEnded });
   }
-  return { index: out, lines };
+  return { index: out, lines, bad };
 }
 
 /** What one pass over the store root saw: one directory listing and one index read. */
@@ -122,7 +189,7 @@ export async function scanStore(base: SafeDir): Promise<StoreScan> {
   await noteRead('dir-listed', base.path);
   const runIds = runIdsOf(names);
   const read = await readIndex(base);
-  if (read) await compactIfLarge(base, read, runIds);
+  if (read) await rewriteIfStale(base, read, names, runIds);
   return { names, runIds, index: read?.index ?? new Map() };
 }
 
@@ -130,33 +197,77 @@ export async function scanStore(base: SafeDir): Promise<StoreScan> {
  * Lines an index may hold beyond two per live run before it is rewritten. A run adds at most two
  * lines (start, end) and a compacted index holds one per live run, so an index over
  * `2 * live + COMPACT_SLACK` lines holds more than COMPACT_SLACK lines about deleted runs (or
- * repeats), and one within it is never rewritten. A rewrite writes `live` lines, less than half
- * of what the same pass just read, and is not repeated until at least max(live, COMPACT_SLACK)
- * more lines are appended or runs deleted: after any pass, the index is within
- * `2 * live + COMPACT_SLACK` lines.
+ * repeats), and one within it is never rewritten for its size. A rewrite writes `live` lines,
+ * less than half of what the same pass just read, and is not repeated for size until at least
+ * max(live, COMPACT_SLACK) more lines are appended or runs deleted.
  */
 export const COMPACT_SLACK = 64;
 
 /**
- * Rewrites the index as one line per run that still has a directory, when it has grown well
- * beyond that (see COMPACT_SLACK). Best effort, under the lock file (tried once, never waited
- * for: runs append without it and are never blocked): any failure leaves the old index in place.
- * Lines other processes append while it runs are copied over from the old file after the rename.
+ * Rewrites the index (header, sorted body) when it has grown well beyond its runs (see
+ * COMPACT_SLACK) or when the constant-cost listing could not use it: no header (an index an earlier
+ * version wrote), a tail over MAX_TAIL_BYTES, corrupt lines, or counts that disagree with this
+ * pass's directory listing (a run copied in or removed by hand, a lost line). Best effort, under
+ * the lock file (tried once, never waited for: runs append without it and are never blocked): any
+ * failure leaves the old index in place. Lines other processes append while it runs are copied
+ * over from the old file after the rename.
  */
-async function compactIfLarge(
+async function rewriteIfStale(
   base: SafeDir,
   read: IndexRead,
+  names: readonly string[],
   runIds: readonly string[],
 ): Promise<void> {
   const live = new Set(runIds);
   let kept = 0;
-  for (const runId of read.index.keys()) if (live.has(runId)) kept++;
-  if (read.lines <= 2 * kept + COMPACT_SLACK) return;
-  try {
-    await withLock(base, COMPACT_LOCK, () => compactIndex(base, read, live));
-  } catch {
-    // busy (another process is compacting), a full disk, a planted link: the index stays as it is
+  let started = 0;
+  for (const [runId, run] of read.index) {
+    if (!live.has(runId)) continue;
+    kept++;
+    if (run.startedAt !== undefined) started++;
   }
+  try {
+    const others = await otherDirs(base, names);
+    if (read.lines <= 2 * kept + COMPACT_SLACK && fitsListing(read, kept, started, runIds, others))
+      return;
+    await withLock(base, COMPACT_LOCK, () => compactIndex(base, read, live, runIds, others));
+  } catch {
+    // busy (another process is rewriting), a full disk, a planted link: the index stays as it is
+  }
+}
+
+/**
+ * Whether the constant-cost listing would take this index as it is: its header and tail agree
+ * with what this pass listed. (The listing itself checks the directory's link count, which this
+ * pass's names stand in for here.)
+ */
+function fitsListing(
+  read: IndexRead,
+  kept: number,
+  started: number,
+  runIds: readonly string[],
+  others: number,
+): boolean {
+  const l = read.layout;
+  if (l === undefined || read.bad > 0 || l.tail.bad > 0) return false;
+  if (l.headerBytes > MAX_HEADER_BYTES || l.tailBytes > MAX_TAIL_BYTES) return false;
+  return (
+    read.index.size === kept && // every run it names has a directory
+    l.header.live + l.tail.delta === started &&
+    l.header.unindexed.length - l.tail.settled === runIds.length - started &&
+    l.header.others === others
+  );
+}
+
+/** Subdirectories of the store root that are neither runs nor trash (counted in the header). */
+async function otherDirs(base: SafeDir, names: readonly string[]): Promise<number> {
+  let n = 0;
+  for (const name of names) {
+    if (RUN_ID_PATTERN.test(name) || name.startsWith(TRASH_PREFIX)) continue;
+    const st = await base.io.lstat(base.at(name)).catch(() => undefined);
+    if (st?.isDirectory()) n++;
+  }
+  return n;
 }
 
 const COMPACT_LOCK = {
@@ -165,8 +276,15 @@ const COMPACT_LOCK = {
   codes: { ...CODES, busy: CatalogFsCode.Busy },
 } as const;
 
-async function compactIndex(base: SafeDir, read: IndexRead, live: Set<string>): Promise<void> {
-  const lines: IndexLine[] = [];
+async function compactIndex(
+  base: SafeDir,
+  read: IndexRead,
+  live: Set<string>,
+  runIds: readonly string[],
+  others: number,
+): Promise<void> {
+  const body: BodyEntry[] = [];
+  const listed = new Set<string>();
   for (const [runId, run] of read.index) {
     // A run begun after the directory listing but before the index read has its line and not
     // (in `live`) its directory: a run that has not ended is kept if its directory exists now.
@@ -176,19 +294,31 @@ async function compactIndex(base: SafeDir, read: IndexRead, live: Set<string>): 
       const st = await fsp.lstat(base.at(runId)).catch(() => undefined);
       if (!st?.isDirectory()) continue;
     }
-    lines.push({
-      runId,
-      ...(run.startedAt === undefined ? {} : { startedAt: run.startedAt }),
-      ...(run.ended ? { ended: true } : {}),
-    });
+    // A run without a known start time stays out of the body (counted as unindexed) until a
+    // listing reads its run.json and appends one: the body's order must be the listing's.
+    if (run.startedAt === undefined) continue;
+    body.push({ runId, startedAt: run.startedAt, ended: run.ended });
+    listed.add(runId);
   }
+  body.sort((a, b) => newestFirst(b, a)); // oldest first: the newest are the last lines
+  const bodyText = indexText(
+    body.map(({ runId, startedAt, ended }) => ({ runId, startedAt, ...(ended ? { ended } : {}) })),
+  );
+  const unindexed = runIds.filter((runId) => !listed.has(runId));
+  const header = headerLine({
+    live: body.length,
+    unindexed,
+    others,
+    body: Buffer.byteLength(bodyText),
+    open: body.filter((r) => !r.ended).map(({ runId, startedAt }) => ({ runId, startedAt })),
+  });
   // The file read, held open across the rename: what was appended to it after the read is read
   // back from it and appended to the new index.
   const old = await fsp.open(base.at(INDEX_FILE), O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
   try {
     const st = await old.stat();
     if (!st.isFile() || st.ino !== read.ino) return; // replaced since it was read
-    await writeFileAtomic(base, INDEX_FILE, indexText(lines), 0o600, CODES, {
+    await writeFileAtomic(base, INDEX_FILE, header + bodyText, 0o600, CODES, {
       beforeRename: async () => {
         await step('runs-index-compact');
         // Still the file that was read (not replaced by a hand edit or a planted link)?

@@ -17,6 +17,7 @@ import {
   TRASH_PREFIX,
 } from './run-layout.js';
 import { listRuns } from './run-queries.js';
+import { appendIndex } from './run-index.js';
 import { flushRun, persistSnapshot, retireRun } from './run-recorder.js';
 import { ioError, withDir, writeFileAtomic } from './safe-dir.js';
 
@@ -93,6 +94,9 @@ export async function deleteRun(
         throw ioError(CODES, `deleting run ${runId}`, error);
       }
       await base.sync();
+      // Before the trash goes: the constant-cost listing sees the index and the directory agree
+      // again only once both happened (a deletion without its line costs a full pass).
+      await appendIndex(base, [{ runId, deleted: true }]);
       await fsp.rm(base.at(trash), { recursive: true, force: true }).catch(() => undefined);
       s.tails.delete(runId);
       return { ok: true, deleted: runId };

@@ -3,7 +3,7 @@
 // descriptor, so a component swapped for a symlink after the check cannot redirect the operation
 // (invariant 8: no symlinks anywhere on the path, every path below its root).
 import { randomBytes } from './crypto.js';
-import { constants, existsSync, promises as fsp } from 'node:fs';
+import { constants, existsSync, promises as fsp, type Stats } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join, resolve, sep } from 'node:path';
@@ -38,26 +38,32 @@ export interface SafeDir {
   /** How its entries are opened, listed and read (io.ts); its subdirectories inherit it. */
   readonly io: Io;
   at(name: string): string;
+  /** fstat of the directory itself (its link count counts its subdirectories). */
+  stat(): Promise<Stats>;
   sync(): Promise<void>;
   close(): Promise<void>;
 }
 
 type Hook = (
-  event: 'dir-opened' | 'dir-listed' | 'file-read' | 'step',
+  event: 'dir-opened' | 'dir-listed' | 'file-read' | 'index-read' | 'step',
   path: string,
 ) => void | Promise<void>;
 let testHook: Hook | undefined;
 /**
  * Test seam: runs after each directory is opened and verified, before it is used; after each
- * directory listing the run store takes (`dir-listed`) and each whole file it reads (`file-read`),
+ * directory listing the run store takes (`dir-listed`), each whole file it reads (`file-read`) and
+ * each part of the runs index the constant-cost listing reads (`index-read`, `path@offset+bytes`),
  * so tests count what a command reads instead of timing it.
  */
 export function setSafeDirHook(hook: Hook | undefined): void {
   testHook = hook;
 }
 
-/** Test seam: reports a read (a listing of `path`, or a whole-file read) to the hook. */
-export async function noteRead(event: 'dir-listed' | 'file-read', path: string): Promise<void> {
+/** Test seam: reports a read (a listing of `path`, a whole-file or an index read) to the hook. */
+export async function noteRead(
+  event: 'dir-listed' | 'file-read' | 'index-read',
+  path: string,
+): Promise<void> {
   if (testHook) await testHook(event, path);
 }
 
@@ -89,6 +95,9 @@ class OpenDir implements SafeDir {
     // Names are produced by this package (validated names, fixed prefixes): never a separator.
     if (name.includes('/') || name === '..' || name === '.') throw new Error(`bad entry ${name}`);
     return FD_PATHS ? `/proc/self/fd/${this.handle.fd}/${name}` : join(this.path, name);
+  }
+  stat(): Promise<Stats> {
+    return this.handle.stat();
   }
   sync(): Promise<void> {
     return this.handle.sync().catch(() => undefined);
