@@ -118,10 +118,12 @@ export interface RunStore extends RunRecorder {
   /** Every run, newest first: reads each run's run.json. */
   list(): Promise<readonly RunSummary[]>;
   /**
-   * The newest `limit` runs (same order as `list`) and how many are stored. Reads the runs index
-   * and the run.json of the runs returned only, so its cost does not grow with the store.
-   * `recover: true` runs `recover()` first over the same directory listing and index read (one
-   * pass for a store opened with `recoverAtOpen: false`) and returns the runs it marked.
+   * The newest `limit` runs (same order as `list`) and how many are stored. For `limit <= 100`,
+   * once the runs index has its header, reads its header, tail and body end and the run.json of
+   * the runs returned, and lists no directory (when the index agrees with the store directory's
+   * link count; else it takes the full pass, which rewrites the index). `recover: true` runs
+   * recovery first in the same pass (over the runs the index has not seen end, or over the full
+   * pass's directory listing and index read) and returns the runs it marked.
    */
   listRecent(
     limit: number,

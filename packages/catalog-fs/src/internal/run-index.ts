@@ -1,8 +1,10 @@
 // The runs index: one append-only file in the store's base directory with a line per run start
-// ({ runId, startedAt }) and per run end ({ runId, ended: true }). Listing the newest runs sorts
-// it instead of reading every run.json, and recovery skips runs it knows ended: both cost what
-// they touch, not what is stored. A cache, never the truth: lines for deleted runs are ignored,
-// and a run missing from it (recorded before it existed, or a lost append) is read once and added.
+// ({ runId, startedAt }), run end ({ runId, ended: true }) and deletion ({ runId, deleted: true }).
+// Listing the newest runs sorts it instead of reading every run.json, and recovery skips runs it
+// knows ended: both cost what they touch, not what is stored. A cache, never the truth: lines for
+// deleted runs are ignored, and a run missing from it (recorded before it existed, or a lost
+// append) is read once and added. A full pass rewrites it as a header and a sorted body
+// (run-index-format.ts), which lets a page skip the directory listing (run-index-recent.ts).
 import { constants, promises as fsp } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { CatalogFsCode } from '../errors.js';
