@@ -4,14 +4,7 @@
 // index disagree with the directory (runs copied in or removed by hand, trash, hand edits, an
 // index an earlier version wrote) sends it to the full pass, which rewrites the index. Reads are
 // counted through the safe-dir seam, not timed.
-import {
-  appendFileSync,
-  mkdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -273,6 +266,43 @@ describe('the constant-cost listing', () => {
     expect(again.listed).toBe(0);
     expect(again.value.interrupted).toEqual([]);
   });
+
+  it('a header too long to read (1,600 runs not ended) costs full passes, not a rewrite each', async () => {
+    const f = await seed(20);
+    const alive = {
+      status: 'running',
+      endedAt: undefined,
+      owner: { pid: process.pid, token: 'x', host: hostname(), leaseUntil: T0 * 2 },
+    };
+    let lines = '';
+    for (let i = 0; i < 1600; i++) {
+      const runId = `run-open-${String(i).padStart(4, '0')}`;
+      writeRun(f, runId, T0 + i, alive);
+      lines += `${JSON.stringify({ runId, startedAt: T0 + i })}\n`;
+    }
+    appendFileSync(f.indexPath, lines);
+    let rewrites = 0;
+    const count = () =>
+      setSafeDirHook((event, path) => {
+        if (event === 'step' && path === 'runs-index-compact') rewrites++;
+      });
+    count();
+    await fullPass(f.project); // the tail is over its bound: rewritten, with a header over 64 KiB
+    setSafeDirHook(undefined);
+    expect(rewrites).toBe(1);
+    expect(readFileSync(f.indexPath, 'utf8').indexOf('\n')).toBeGreaterThan(64 * 1024);
+    for (let i = 0; i < 2; i++) {
+      const got = await listRecent(f.project, 20);
+      expect(got.listed).toBe(1);
+      expect({ runs: got.value.runs, total: got.value.total }).toEqual(
+        await reference(f.project, 20),
+      );
+    }
+    rewrites = 0;
+    count();
+    await fullPass(f.project);
+    expect(rewrites).toBe(0);
+  }, 60_000);
 
   it('agrees with the full listing after every step of a random history', async () => {
     const f = await seed(30);

@@ -68,7 +68,6 @@ interface IndexRead {
   /** The compacted layout, when the file starts with a header whose body it holds. */
   readonly layout?: {
     readonly header: IndexHeader;
-    readonly headerBytes: number;
     readonly tailBytes: number;
     readonly tail: TailFold;
   };
@@ -91,7 +90,6 @@ async function readIndex(base: SafeDir): Promise<IndexRead | undefined> {
     header !== undefined && tailAt <= raw.size && (tailAt === 0 || raw.data[tailAt - 1] === 0x0a)
       ? {
           header,
-          headerBytes: first + 1,
           tailBytes: raw.size - tailAt,
           tail: foldTail(raw.data.toString('utf8', tailAt), new Set(header.unindexed)),
         }
@@ -251,8 +249,10 @@ function fitsListing(
   others: number,
 ): boolean {
   const l = read.layout;
-  if (l === undefined || read.bad > 0 || l.tail.bad > 0) return false;
-  if (l.headerBytes > MAX_HEADER_BYTES || l.tailBytes > MAX_TAIL_BYTES) return false;
+  // A header over MAX_HEADER_BYTES (thousands of runs not ended or unindexed) is not a reason:
+  // a rewrite would write it again, on every full pass.
+  if (l === undefined || read.bad > 0 || l.tail.bad > 0 || l.tailBytes > MAX_TAIL_BYTES)
+    return false;
   return (
     read.index.size === kept && // every run it names has a directory
     l.header.live + l.tail.delta === started &&
