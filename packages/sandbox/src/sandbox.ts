@@ -87,8 +87,8 @@ function randomSeed(): number {
 }
 
 /**
- * Creates a sandbox; resolves once its first worker has loaded QuickJS and prepared a hardened
- * context. The rest of the pool (up to poolSize) and the spare boot in the background
+ * Creates a sandbox; resolves once its first worker has instantiated QuickJS (its first hardened
+ * context is then being built, and a run sent meanwhile waits for it). The rest of the pool (up to poolSize) and the spare boot in the background
  * BACKGROUND_BOOT_MS later, or on demand when runs overlap before then.
  */
 export async function createSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
@@ -126,8 +126,9 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     );
   }
   const baseLimits = mergeLimits(DEFAULT_LIMITS, options.limits, 'options.limits');
-  // The first worker compiles the engine and sends the compiled module back; later workers get
-  // it (V8 shares the compiled, tiered-up code), so only one compile ever happens, off this thread.
+  // This thread compiles the engine while the first worker boots and posts it (spawn(); with
+  // wasmTierUp false that worker compiles it); later workers get it (V8 shares the compiled,
+  // tiered-up code), so one compile serves the pool.
   const s: SandboxState = {
     closed: false,
     runSeq: 0,
@@ -137,6 +138,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     bootTimer: null,
     earlyDeaths: 0,
     spare: null,
+    engine: null,
     workerOptions: {
       moduleHighWaterBytes,
       moduleMaxRuns,

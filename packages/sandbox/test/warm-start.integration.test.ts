@@ -142,7 +142,13 @@ describe('warm modules are prepared off the critical path', () => {
       created.push(performance.now());
       return create(pages);
     };
-    await pool.warmUp();
+    let loadedAt = 0;
+    await pool.warmUp(() => {
+      loadedAt = performance.now();
+    });
+    // Announced once the module was instantiated, before the slot was built.
+    expect(loadedAt).toBeGreaterThan(0);
+    expect(readyIdle(pool)).toBe(1);
     const bootedAt = performance.now();
     const booted = created.length;
     // The first run's start message is on its way: the worker stays free for it.

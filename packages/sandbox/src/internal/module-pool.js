@@ -4,10 +4,9 @@
 // builds them only while the worker is idle, one short step at a time, so that a refill never
 // holds up a run that is starting or waiting for a settlement.
 // @ts-check
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import variant from '@jitl/quickjs-wasmfile-release-sync';
 import { newQuickJSWASMModuleFromVariant, newVariant } from 'quickjs-emscripten-core';
+import { compileEngineBinary, isWasmModule } from './engine-wasm.js';
 import { applyWasmTiering } from './tiering.js';
 
 /** @typedef {import('quickjs-emscripten-core').QuickJSWASMModule} QuickJSWASMModule */
@@ -70,12 +69,41 @@ export function heapBytes(entry) {
 /** @type {Promise<unknown> | null} */
 let compiled = null;
 
-/** Compiles the engine's WASM binary (the main thread does it once for all its workers). */
-export function compileEngine() {
+/** @type {((wasmModule: unknown) => void) | null} */
+let awaitingEngine = null;
+
+/** Compiles the engine's WASM binary in this worker (when no thread sent one). */
+function compileEngine() {
   applyWasmTiering(); // before the compile: V8 decides a module's tiers when it compiles it
-  const require = createRequire(import.meta.url);
-  const path = require.resolve('@jitl/quickjs-wasmfile-release-sync/wasm');
-  return /** @type {Promise<unknown>} */ (WA.compile(readFileSync(path)));
+  return compileEngineBinary();
+}
+
+/**
+ * The main thread is compiling the engine while this thread boots and will post it
+ * (TO_WORKER.engine): compiledModule() waits for that instead of compiling it again.
+ */
+export function expectEngine() {
+  if (compiled !== null) return;
+  compiled = new Promise((resolve) => {
+    awaitingEngine = resolve;
+  });
+}
+
+/**
+ * The engine the main thread compiled, or null when its compile failed: this worker then
+ * compiles it itself (and reports that error, if it fails here too).
+ * @param {unknown} wasmModule
+ */
+export function receiveEngine(wasmModule) {
+  const resolve = awaitingEngine;
+  if (resolve === null) return;
+  awaitingEngine = null;
+  if (isWasmModule(wasmModule)) {
+    resolve(wasmModule);
+    return;
+  }
+  compiled = null;
+  resolve(compiledModule());
 }
 
 /**
@@ -84,7 +112,7 @@ export function compileEngine() {
  * @param {unknown} wasmModule
  */
 export function useCompiledEngine(wasmModule) {
-  if (wasmModule instanceof WA.Module) compiled = Promise.resolve(wasmModule);
+  if (isWasmModule(wasmModule)) compiled = Promise.resolve(wasmModule);
 }
 
 /** Every module instantiates the same compiled code. @returns {Promise<unknown>} */
@@ -131,6 +159,8 @@ export class ModulePool {
      * stats, so a retirement itself is observable whatever the reuse policy.
      */
     this.retiredAfterTrouble = 0;
+    /** The compiled engine (a WebAssembly.Module) once a module was made from it, else null. */
+    this.engine = /** @type {unknown} */ (null);
   }
 
   /** Marks the worker busy: refill steps wait until it has been idle for IDLE_MS. */
@@ -151,6 +181,7 @@ export class ModulePool {
   /** @param {number} maxPages @returns {Promise<ModuleEntry>} */
   async create(maxPages) {
     const wasmModule = await compiledModule();
+    this.engine = wasmModule;
     /** @type {WasmMemory} */
     const memory = new WA.Memory({ initial: MIN_PAGES, maximum: maxPages });
     this.seq += 1;
@@ -327,9 +358,14 @@ export class ModulePool {
     this.scheduleTopUp(0);
   }
 
-  /** Resolves once one warm module exists (or loading failed). */
-  async warmUp() {
+  /**
+   * Resolves once one warm module exists (or loading failed).
+   * @param {() => void} loaded called once the module is instantiated, before its slot is built
+   *   (in the same turn: a message that arrives meanwhile waits for the slot)
+   */
+  async warmUp(loaded) {
     const entry = await this.create(this.warmPages);
+    loaded();
     let slot = null;
     do slot = this.o.prepare(entry, slot);
     while (!slot.ready);

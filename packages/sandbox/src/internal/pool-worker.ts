@@ -43,6 +43,8 @@ export class PoolWorker {
       moduleMaxRuns: number;
       memoryBytes: number;
       wasmModule: unknown;
+      /** The main thread posts the compiled engine (TO_WORKER.engine) instead. */
+      engineFollows: boolean;
     },
     onMessage: (w: PoolWorker, msg: RunMessage) => void,
     onGone: (w: PoolWorker) => void,

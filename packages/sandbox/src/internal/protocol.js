@@ -13,11 +13,16 @@ export const TO_WORKER = Object.freeze({
   close: /** @type {'close'} */ ('close'),
   /** Release a held run's runtime once its host calls have drained. */
   dispose: /** @type {'dispose'} */ ('dispose'),
+  /** The engine the main thread compiled while the worker booted (or null: compile it). */
+  engine: /** @type {'engine'} */ ('engine'),
 });
 
 /** Kinds of messages a worker sends to the main thread. */
 export const FROM_WORKER = Object.freeze({
-  /** The worker's modules are warm; carries its thread task id and its compiled engine. */
+  /**
+   * The worker instantiated the engine (its first slot is being built, and a start waits for
+   * it); carries its thread task id and its compiled engine.
+   */
   ready: /** @type {'ready'} */ ('ready'),
   /** The guest made a capability call (or the worker refused one without effect). */
   call: /** @type {'call'} */ ('call'),
@@ -65,7 +70,8 @@ export const FROM_WORKER = Object.freeze({
 /** @typedef {{ t: 'settle', runId: number, callId: number, env: string }} SettleMessage */
 /** @typedef {{ t: 'close', runId: number, reason: 'aborted' | 'wall' }} CloseMessage */
 /** @typedef {{ t: 'dispose', runId: number }} DisposeMessage */
-/** @typedef {StartMessage | SettleMessage | CloseMessage | DisposeMessage} ToWorkerMessage */
+/** `wasmModule`: a WebAssembly.Module, or null. @typedef {{ t: 'engine', wasmModule: unknown }} EngineMessage */
+/** @typedef {StartMessage | SettleMessage | CloseMessage | DisposeMessage | EngineMessage} ToWorkerMessage */
 
 /**
  * @typedef {object} WorkerStats

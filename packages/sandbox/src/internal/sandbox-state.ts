@@ -68,6 +68,8 @@ export interface SandboxState {
    * for a thread to boot and load QuickJS (the cost: one idle worker).
    */
   spare: PoolWorker | null;
+  /** The engine this thread is compiling for the first worker (see spawn), or null. */
+  engine: Promise<unknown> | null;
   workerOptions: {
     moduleHighWaterBytes: number;
     moduleMaxRuns: number;

@@ -5,7 +5,14 @@ import { workerData } from 'node:worker_threads';
 import { BOOTSTRAP_SOURCE } from './bootstrap.js';
 import { hostSignal } from './worker-calls.js';
 import { FastPath } from './fast-path.js';
-import { heapBytes, ModulePool, PAGE_BYTES, pagesFor, useCompiledEngine } from './module-pool.js';
+import {
+  expectEngine,
+  heapBytes,
+  ModulePool,
+  PAGE_BYTES,
+  pagesFor,
+  useCompiledEngine,
+} from './module-pool.js';
 import { classifyEngineError } from './outcome.js';
 import { afterPump, isEnded, pumpJobs } from './worker-pump.js';
 import { FROM_WORKER } from './protocol.js';
@@ -30,6 +37,7 @@ import { pinLocalTimeToUtc } from './utc.js';
 pinLocalTimeToUtc();
 
 useCompiledEngine(workerData?.wasmModule);
+if (workerData?.engineFollows === true) expectEngine();
 export const pool = new ModulePool({
   workerId,
   highWaterBytes: moduleHighWaterBytes,

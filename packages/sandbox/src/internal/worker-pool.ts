@@ -1,6 +1,7 @@
 // The pool of workers behind one sandbox: picking and replacing workers, replaying the bystanders
 // of a lost worker, the CPU-slice watchdog, and routing each worker message to its run.
 import { taskCpuMs } from './cpu-clock.js';
+import { compileEngineBinary } from './engine-wasm.js';
 import { dispatch, refuse } from './capability-calls.js';
 import { PoolWorker } from './pool-worker.js';
 import { type CallMessage, FROM_WORKER, type RunMessage, TO_WORKER } from './protocol.js';
@@ -30,19 +31,39 @@ const MAX_EARLY_DEATHS = 3;
 
 export function spawn(s: SandboxState): PoolWorker {
   s.workerSeq += 1;
-  // The first worker compiles the engine itself; later ones get its compiled module.
+  // Later workers get the compiled module (V8 shares its compiled and tiered-up code).
   if (s.workerOptions.wasmModule === null) {
     const compiled = [...s.pool, ...(s.spare === null ? [] : [s.spare])].find(
       (w) => w.compiled !== null,
     )?.compiled;
     if (compiled !== undefined) s.workerOptions.wasmModule = compiled;
   }
-  return new PoolWorker(
+  // The first worker: this thread compiles the engine while that one boots (~50-60 ms of
+  // Node's own start, during which this thread is idle), and posts it. Not with --liftoff-only:
+  // V8 reads that flag when it compiles, and setting it here first would cost every later
+  // thread boot Node's code cache (see tiering.js), so that worker sets it and compiles.
+  const engineFollows = s.workerOptions.wasmModule === null && !s.workerOptions.liftoffOnly;
+  const w = new PoolWorker(
     `w${s.workerSeq}`,
-    s.workerOptions,
+    { ...s.workerOptions, engineFollows },
     (w, msg) => onMessage(s, w, msg),
     (w) => onGone(s, w),
   );
+  if (engineFollows) {
+    s.engine ??= compileEngineBinary();
+    s.engine.then(
+      (wasmModule) => {
+        s.workerOptions.wasmModule ??= wasmModule;
+        w.send({ t: TO_WORKER.engine, wasmModule });
+      },
+      () => {
+        // The worker compiles it itself and reports what failed; a later spawn tries again.
+        s.engine = null;
+        w.send({ t: TO_WORKER.engine, wasmModule: null });
+      },
+    );
+  }
+  return w;
 }
 
 /**

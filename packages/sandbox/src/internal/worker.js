@@ -4,7 +4,7 @@
 // @ts-check
 import { settle } from './worker-calls.js';
 import { threadTaskId } from './cpu-clock.js';
-import { compiledModule } from './module-pool.js';
+import { receiveEngine } from './module-pool.js';
 import { finishKilled, pool, start, tearDown } from './worker-lifecycle.js';
 import { FROM_WORKER, TO_WORKER } from './protocol.js';
 import { port, post, runs } from './worker-thread.js';
@@ -33,6 +33,9 @@ port.on('message', (/** @type {import('./protocol.js').ToWorkerMessage} */ msg) 
       finishKilled(run);
       break;
     }
+    case TO_WORKER.engine:
+      receiveEngine(msg.wasmModule);
+      break;
     case TO_WORKER.dispose: {
       const run = runs.get(msg.runId);
       if (run !== undefined) tearDown(run);
@@ -44,18 +47,16 @@ port.on('message', (/** @type {import('./protocol.js').ToWorkerMessage} */ msg) 
   }
 });
 
-// The task id lets the main thread read this thread's CPU clock for its slice watchdog. The
-// compiled engine goes back too: the main thread hands it to later workers, which then skip
-// compiling it (the first worker compiles it itself, so the main thread never waits for that).
+// Ready once the engine is instantiated, before the first hardened slot is built (tens of ms on
+// cold code): the main thread's turn (createSandbox resolving, the caller's first run, its start
+// message) then overlaps that build, and the start waits for it in this thread's queue. The
+// task id lets the main thread read this thread's CPU clock for its slice watchdog; the compiled
+// engine goes back too, for the workers spawned later (this one may have compiled it itself).
 const tid = threadTaskId();
-const ready = async () => {
-  /** @type {unknown} */
-  let wasmModule = null;
-  try {
-    wasmModule = await compiledModule();
-  } catch {
-    wasmModule = null;
-  }
-  post({ t: FROM_WORKER.ready, tid, wasmModule });
+let announced = false;
+const ready = () => {
+  if (announced) return;
+  announced = true;
+  post({ t: FROM_WORKER.ready, tid, wasmModule: pool.engine });
 };
-void pool.warmUp().then(ready, ready);
+void pool.warmUp(ready).then(ready, ready);
