@@ -151,6 +151,11 @@ export interface RunStore extends RunRecorder {
     readonly olderThan?: number;
     readonly dryRun?: boolean;
   }): Promise<{ readonly pruned: readonly string[]; readonly dryRun: boolean }>;
+  /**
+   * Marks runs whose owner is gone `interrupted`. Opens only the runs the runs index has not seen
+   * end when the index vouches for the store (constant in stored runs); otherwise lists the store
+   * (the full pass), removing trash and abandoned temp files and rewriting the index.
+   */
   recover(): Promise<{ readonly interrupted: readonly string[] }>;
   /** Writes and fsyncs everything buffered (events, journal, snapshots). */
   flush(): Promise<void>;

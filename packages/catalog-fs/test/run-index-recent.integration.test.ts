@@ -201,8 +201,9 @@ describe('the constant-cost listing', () => {
 
   it('a run removed by hand while another is copied in shows at the next full pass', async () => {
     // The one change the link count cannot see: the counts still agree. Documented: the page
-    // leaves out the removed run and misses the copied one until a full pass (any store opened
-    // with recovery) rewrites the index.
+    // leaves out the removed run and misses the copied one, and recovery at open does not see
+    // the copied one, until a full pass (a listing of more than 100 runs, `wf runs --all`, or
+    // the index's tail reaching its bound) rewrites the index.
     const f = await seed(60);
     const newest = (await reference(f.project, 1)).runs[0]?.runId ?? '';
     rmSync(join(f.root, newest), { recursive: true });
@@ -211,7 +212,11 @@ describe('the constant-cost listing', () => {
     expect(served.listed).toBe(0);
     expect(served.value.runs.map((r) => r.runId)).not.toContain(newest);
     expect(served.value.runs.map((r) => r.runId)).not.toContain('run-copied');
-    await fullPass(f.project);
+    await fullPass(f.project); // recovery at open: from the index too
+    expect((await listRecent(f.project, 20)).value.runs.map((r) => r.runId)).not.toContain(
+      'run-copied',
+    );
+    expect((await listRecent(f.project, 101)).listed).toBe(1); // a page past 100: the full pass
     const after = await listRecent(f.project, 20);
     expect(after.listed).toBe(0);
     expect(after.value.runs[0]?.runId).toBe('run-copied');
@@ -345,4 +350,66 @@ describe('the constant-cost listing', () => {
     // Most steps are served from the index; hand changes cost one full pass each.
     expect(fast).toBeGreaterThan(40);
   }, 120_000);
+});
+
+describe('recovery at open (wf run, wf show <id>, the plugin)', () => {
+  /** Opens the store with recovery at open; returns the root listings and index bytes it read. */
+  async function openWithRecovery(project: string) {
+    let listed = 0;
+    let indexBytes = 0;
+    setSafeDirHook((event, path) => {
+      if (event === 'dir-listed' && path.endsWith('workflow-runs')) listed++;
+      if (event === 'index-read') indexBytes += Number(path.slice(path.lastIndexOf('+') + 1));
+    });
+    try {
+      await (await openRunStore({ project })).close();
+    } finally {
+      setSafeDirHook(undefined);
+    }
+    return { listed, indexBytes };
+  }
+
+  it('opens only the runs the index has not seen end, without listing the store, at any size', async () => {
+    for (const count of [41, 4001]) {
+      const f = await seed(count);
+      const crashed = {
+        status: 'running',
+        endedAt: undefined,
+        owner: { pid: 2 ** 22 + 1, token: 'x', host: hostname(), leaseUntil: 0 },
+      };
+      writeRun(f, 'run-crashed', T0 + 50_000_000, crashed);
+      appendFileSync(
+        f.indexPath,
+        `${JSON.stringify({ runId: 'run-crashed', startedAt: T0 + 50_000_000 })}\n`,
+      );
+      const opened = await openWithRecovery(f.project);
+      expect(opened.listed, `${count} runs`).toBe(0);
+      expect(opened.indexBytes).toBeLessThanOrEqual(64 * 1024 + 16 * 1024 + 32 * 1024);
+      const after = JSON.parse(readFileSync(join(f.root, 'run-crashed', 'run.json'), 'utf8'));
+      expect(after.status).toBe('interrupted');
+      expect(after.interruptedFrom).toBe('running');
+      // Its end line is in the tail now: the next open opens nothing and still lists nothing.
+      expect((await openWithRecovery(f.project)).listed).toBe(0);
+      expect((await reference(f.project, 1)).runs[0]?.runId).toBe('run-crashed');
+    }
+  }, 120_000);
+
+  it('takes the full pass when the index cannot vouch for the store: trash is removed', async () => {
+    const f = await seed(40);
+    mkdirSync(join(f.root, `.trash-${idOf(3)}-abcd`));
+    writeFileSync(join(f.root, `.trash-${idOf(3)}-abcd`, 'run.json'), '{}');
+    writeRun(f, 'run-crashed', T0 + 50_000, {
+      status: 'running',
+      endedAt: undefined,
+      owner: { pid: 2 ** 22 + 1, token: 'x', host: hostname(), leaseUntil: 0 },
+    });
+    expect((await openWithRecovery(f.project)).listed).toBe(1);
+    expect(statSync(join(f.root, `.trash-${idOf(3)}-abcd`), { throwIfNoEntry: false })).toBe(
+      undefined,
+    );
+    const after = JSON.parse(readFileSync(join(f.root, 'run-crashed', 'run.json'), 'utf8'));
+    expect(after.status).toBe('interrupted');
+    // The full pass rewrote the index: it vouches again.
+    expect((await openWithRecovery(f.project)).listed).toBe(0);
+  });
 });

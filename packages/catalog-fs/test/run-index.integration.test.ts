@@ -116,9 +116,12 @@ describe('the runs index', () => {
     expect(pass.value.total).toBe(STORED);
     expect(pass.value.interrupted).toEqual([]);
     expect(pass.value.runs[0]?.snapshot?.startedAt).toBe(T0 + (STORED - 1) * 1000);
-    // recover() alone (at open) is one pass too: it used to list the root twice.
+    // recover() alone (at open) reads the same parts of the index and lists nothing either (it
+    // listed the root once, and twice before that).
     const open = await rootReads(() => openRunStore({ project }));
-    expect(open).toMatchObject({ listed: 1, indexRead: 1 });
+    expect(open).toMatchObject({ listed: 0, indexRead: 0 });
+    expect(open.indexParts).toBeGreaterThanOrEqual(1);
+    expect(open.indexParts).toBeLessThanOrEqual(2);
     await open.value.close();
   });
 

@@ -24,7 +24,7 @@ import {
 import { mapBounded } from './map-bounded.js';
 import { appendIndex, type IndexLine, scanStore } from './run-index.js';
 import { recentFromIndex } from './run-index-recent.js';
-import { recoverScanned } from './run-recovery.js';
+import { recoverScanned, scanOfOpen } from './run-recovery.js';
 import { flushRun } from './run-recorder.js';
 import { readRegularFile, readRegularFileFrom, type SafeDir, withDir } from './safe-dir.js';
 
@@ -101,11 +101,8 @@ export async function listRecentRuns(
     if (fast) {
       // Recovery opens the runs the index has not seen end, as over a full scan; trash and
       // abandoned temp files wait for a full pass (trash makes the link count disagree).
-      const open = new Map(
-        fast.open.map((r) => [r.runId, { startedAt: r.startedAt, ended: false }]),
-      );
       const recovered = options.recover
-        ? await recoverScanned(s, base, { names: [], runIds: [...open.keys()].sort(), index: open })
+        ? await recoverScanned(s, base, scanOfOpen(fast.open))
         : undefined;
       const runs = await readSummaries(s, base, fast.newest, new Map());
       return {

@@ -14,6 +14,8 @@ import {
   TRASH_PREFIX,
 } from './run-layout.js';
 import { appendIndex, type IndexLine, scanStore, type StoreScan } from './run-index.js';
+import type { OpenRun } from './run-index-format.js';
+import { recentFromIndex } from './run-index-recent.js';
 import {
   isAbandonedTemp,
   openChildDir,
@@ -24,16 +26,38 @@ import {
   writeFileAtomic,
 } from './safe-dir.js';
 
+/**
+ * Crash recovery. When the runs index vouches for the store (run-index-recent.ts: one fstat and
+ * the index's head and tail), only the runs it has not seen end are opened: the same bytes with
+ * 10 or 100,000 runs stored, so `wf run`, `wf show <id>` and the plugin's opens stay constant.
+ * Otherwise (trash, runs copied in or removed by hand, an old index) the full pass lists the
+ * store, removes trash and abandoned temp files, and rewrites the index. Abandoned temp files at
+ * the store's root (a crash while the index was rewritten) wait for the next full pass.
+ */
 export async function recoverRuns(
   s: RunStoreState,
 ): Promise<{ readonly interrupted: readonly string[] }> {
   const base = await openBase(s, false);
   if (!base) return { interrupted: [] };
   try {
-    return await recoverScanned(s, base, await scanStore(base));
+    const vouched = await recentFromIndex(base, 0);
+    return await recoverScanned(
+      s,
+      base,
+      vouched ? scanOfOpen(vouched.open) : await scanStore(base),
+    );
   } finally {
     await base.close();
   }
+}
+
+/**
+ * A scan made of the runs the index has not seen end, for recovery without listing the store:
+ * no names (trash and temp files wait for a full pass; trash makes the index disagree anyway).
+ */
+export function scanOfOpen(open: readonly OpenRun[]): StoreScan {
+  const index = new Map(open.map((r) => [r.runId, { startedAt: r.startedAt, ended: false }]));
+  return { names: [], runIds: [...index.keys()].sort(), index };
 }
 
 /**
