@@ -15,6 +15,7 @@ import {
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openRunStore, type RunStore } from '../src/index.js';
+import { setSafeDirHook } from '../src/internal/safe-dir.js';
 import { tempDir } from './helpers/fixtures.js';
 import { event, finishRecord, startRecord } from './helpers/runs.js';
 
@@ -372,6 +373,35 @@ describe('ownership, recovery and deletion', () => {
     });
     expect((await store.list())[0]).toMatchObject({ runId: 'run-r', displayName: 'Friday review' });
     expect(await store.rename('run-r', 'bad\nname')).toMatchObject({ ok: false });
+  });
+
+  it('resolving a target that is no run id reads only the runs that have an alias', async () => {
+    for (let i = 0; i < 30; i++) {
+      await store.begin(startRecord(`run-${i}`));
+      await store.finish(`run-${i}`, finishRecord());
+    }
+    await store.rename('run-3', 'twin');
+    await store.rename('run-17', 'twin');
+    await store.rename('run-20', 'solo');
+    const reads: string[] = [];
+    setSafeDirHook((event, path) => {
+      if (event === 'file-read') reads.push(path.slice(path.lastIndexOf('/') + 1));
+    });
+    try {
+      expect(await store.resolve('solo')).toMatchObject({ ok: true, runId: 'run-20' });
+      const twin = await store.resolve('twin');
+      expect(twin.ok).toBe(false);
+      if (!twin.ok) expect(twin.error.message).toBe('"twin" names 2 runs: run-17, run-3');
+      expect(await store.resolve('run-99')).toMatchObject({
+        ok: false,
+        error: { code: 'WF_CATALOG_RUN_NOT_FOUND', message: 'no run or alias "run-99"' },
+      });
+    } finally {
+      setSafeDirHook(undefined);
+    }
+    // Three aliases read per search, and no run.json (a mistyped id used to read all 30).
+    expect(reads.filter((f) => f === 'run.json')).toEqual([]);
+    expect(reads.filter((f) => f === 'alias.json')).toHaveLength(9);
   });
 
   it('lists an unreadable run.json with an error instead of failing', async () => {

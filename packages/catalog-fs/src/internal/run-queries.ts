@@ -1,5 +1,6 @@
 // The run store's read side: loading a run for resume, listing, showing, tailing events and
 // resolving a run id or display alias. Reads never take a lock; they parse defensively.
+import { join } from 'node:path';
 import { CatalogFsCode, CatalogFsError } from '../errors.js';
 import { fail } from './failure.js';
 import type { Result } from './../errors.js';
@@ -15,6 +16,7 @@ import {
   openBase,
   openRun,
   parseLines,
+  readAlias,
   readLog,
   RUN_ID_PATTERN,
   type RunStoreState,
@@ -26,7 +28,13 @@ import { appendIndex, type IndexLine, scanStore } from './run-index.js';
 import { recentFromIndex } from './run-index-recent.js';
 import { recoverScanned, scanOfOpen } from './run-recovery.js';
 import { flushRun } from './run-recorder.js';
-import { readRegularFile, readRegularFileFrom, type SafeDir, withDir } from './safe-dir.js';
+import {
+  openChildDir,
+  readRegularFile,
+  readRegularFileFrom,
+  type SafeDir,
+  withDir,
+} from './safe-dir.js';
 
 export async function loadRun(
   s: RunStoreState,
@@ -248,6 +256,36 @@ export async function readEvents(
   return eventOptions.limit === undefined ? all : all.slice(0, eventOptions.limit);
 }
 
+/** Existence checks of alias.json in flight at once (the nonblocking store's thread pool). */
+const ALIAS_CHECKS = 16;
+
+/**
+ * The runs whose display name is `target`. Most runs have none (alias.json is written only by
+ * rename()), so each run costs one lstat of that file, not a read of its run.json: a mistyped id
+ * over 20,000 stored runs no longer reads them all. The few runs that have one are read through
+ * the same no-follow opens as every other read (the lstat only decides which to read).
+ */
+async function aliasedAs(s: RunStoreState, target: string): Promise<string[]> {
+  const base = await openBase(s, false);
+  if (!base) return [];
+  try {
+    const ids = await runIds(base);
+    const named = await mapBounded(ids, ALIAS_CHECKS, async (runId) => {
+      const st = await base.io
+        .lstatIfAny(join(base.at(runId), 'alias.json'))
+        .catch(() => undefined);
+      if (!st?.isFile()) return false;
+      const dir = await openChildDir(base, runId, { create: false, codes: CODES }).catch(
+        () => undefined,
+      );
+      return (await withDir(dir, (d) => readAlias(d))) === target;
+    });
+    return ids.filter((_, i) => named[i]);
+  } finally {
+    await base.close();
+  }
+}
+
 export async function resolveRun(
   s: RunStoreState,
   target: string,
@@ -259,7 +297,7 @@ export async function resolveRun(
       const exists = await withDir(await openRun(s, target), async () => true);
       if (exists) return { ok: true, runId: target };
     }
-    const matches = (await listRuns(s)).filter((s) => s.displayName === target).map((s) => s.runId);
+    const matches = await aliasedAs(s, target);
     if (matches.length === 1) return { ok: true, runId: matches[0]! };
     throw new CatalogFsError(
       CatalogFsCode.RunNotFound,
