@@ -71,6 +71,19 @@ it('the first run gets the module the worker prepared while it was already ready
   expect(o.stats.moduleId).toBe('w1-m1');
 }, 30_000);
 
+it('a compile that throws on this thread (not a rejection) also leaves it to the worker', async () => {
+  let calls = 0;
+  WA.compile = () => {
+    calls += 1;
+    throw new Error('no WebAssembly here');
+  };
+  const sb = await createSandbox({ poolSize: 1 });
+  open.push(sb);
+  const o = await sb.run(TRIVIAL);
+  expect(o.status === 'completed' && o.value).toBe(42);
+  expect(calls).toBe(1);
+}, 30_000);
+
 it('with wasmTierUp false the worker compiles it (V8 reads --liftoff-only when it compiles)', async () => {
   const sizes = wrapCompile((compiled) => compiled);
   const sb = await createSandbox({ poolSize: 1, wasmTierUp: false });

@@ -14,12 +14,17 @@ const WA = /** @type {any} */ (globalThis).WebAssembly;
  * @returns {Promise<unknown>} a WebAssembly.Module
  */
 export function compileEngineBinary() {
-  const require = createRequire(import.meta.url);
-  // Required, not imported: see cpu-clock.js (the ES facade of node:fs loads the streams modules).
-  const { readFileSync } = /** @type {{ readFileSync(path: string): Uint8Array }} */ (
-    require('node:fs')
-  );
-  return WA.compile(readFileSync(require.resolve('@jitl/quickjs-wasmfile-release-sync/wasm')));
+  try {
+    const require = createRequire(import.meta.url);
+    // Required, not imported: see cpu-clock.js (the ES facade of node:fs loads the streams modules).
+    const { readFileSync } = /** @type {{ readFileSync(path: string): Uint8Array }} */ (
+      require('node:fs')
+    );
+    return WA.compile(readFileSync(require.resolve('@jitl/quickjs-wasmfile-release-sync/wasm')));
+  } catch (error) {
+    // A missing file or a synchronous throw rejects like a failed compile: callers handle one way.
+    return Promise.reject(error);
+  }
 }
 
 /** @param {unknown} value */
