@@ -6,8 +6,9 @@
 import { afterEach, expect, it } from 'vitest';
 import { createSandbox, type Sandbox } from '../src/index.js';
 
-const WA = (globalThis as { WebAssembly: { compile: (bytes: Uint8Array) => Promise<unknown> } })
-  .WebAssembly;
+const WA = (
+  globalThis as unknown as { WebAssembly: { compile: (bytes: Uint8Array) => Promise<unknown> } }
+).WebAssembly;
 const compile = WA.compile;
 const TRIVIAL = {
   source: 'async function run(api) { return (await api.x(41)) + 1; }',
