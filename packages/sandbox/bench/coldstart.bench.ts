@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { calibration, median, ratio } from '@wf/bench';
-import { fmt, header } from './stats.js';
+import { baselineEntry, fmt, header } from './stats.js';
 
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 9);
 await calibration();
@@ -28,11 +28,14 @@ const first = (child: string): number => {
   if (typeof v !== 'number') throw new Error(`${child}: ${out}`);
   return v;
 };
+// WF_SANDBOX_BASELINE: another tree's published entry in the same rotation ("[before]").
+const BASELINE = baselineEntry();
 const children = [
   `cold-ours.mjs ${PUBLISHED}`,
   'cold-bare.mjs',
   IN_WORKER,
   'cold-ours.mjs @wf/sandbox',
+  ...(BASELINE === undefined ? [] : [`cold-ours.mjs ${BASELINE}`]),
 ];
 const samples = children.map(() => [] as number[]);
 for (const c of children) first(c);
@@ -43,17 +46,22 @@ for (let i = 0; i < SAMPLES; i++) {
     samples[k]?.push(first(children[k] as string));
   }
 }
-const [ours, bare, inWorker, modules] = samples.map((s) => median(s)) as [
+const [ours, bare, inWorker, modules, before] = samples.map((s) => median(s)) as [
   number,
   number,
   number,
   number,
+  number | undefined,
 ];
 header(`first result in a fresh process (ms since process start, median of ${SAMPLES})`);
 console.log(`@wf/sandbox (createSandbox + run)   ${fmt(ours, 1).padStart(7)} ms`);
 console.log(
   `  the same from dist/index.js       ${fmt(modules, 1).padStart(7)} ms (the repository's entry: 16 ES modules, not one)`,
 );
+if (before !== undefined)
+  console.log(
+    `[before] @wf/sandbox                ${fmt(before, 1).padStart(7)} ms (${process.env.WF_SANDBOX_BASELINE}; ours/before ${ratio(ours, before)})`,
+  );
 console.log(`bare quickjs-emscripten (baseline)  ${fmt(bare, 1).padStart(7)} ms`);
 console.log(`bare, in one worker thread (floor)  ${fmt(inWorker, 1).padStart(7)} ms`);
 console.log(

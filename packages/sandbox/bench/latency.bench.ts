@@ -13,7 +13,7 @@ import variant from '@jitl/quickjs-wasmfile-release-sync';
 import { loadQuickJs } from '@sebastianwessel/quickjs';
 import { bareQuickJs, calibration, ratio, TRIVIAL_PROGRAM, workerQuickJs } from '@wf/bench';
 import { createSandbox } from '@wf/sandbox';
-import { fmt, header, summarize } from './stats.js';
+import { baselineEntry, fmt, header, summarize } from './stats.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 120);
 const PACE_MS = Number(process.env.BENCH_PACE_MS ?? 25);
@@ -21,6 +21,12 @@ const LIB_EVERY = 3; // the library is ~10x slower; sample it every third round
 
 await calibration();
 const sb = await createSandbox({ poolSize: 1 });
+// WF_SANDBOX_BASELINE: the same paced runs from another tree, alternating with ours each round.
+const BASELINE = baselineEntry();
+const before: typeof sb | undefined =
+  BASELINE === undefined
+    ? undefined
+    : await (await import(BASELINE)).createSandbox({ poolSize: 1 });
 const bare = await bareQuickJs();
 const inWorker = await workerQuickJs();
 // The variant's CJS typings confuse NodeNext resolution; at run time it is the ESM default export.
@@ -29,6 +35,10 @@ const { runSandboxed } = await loadQuickJs(variant as unknown as Parameters<type
 const oursOnce = async () => {
   const o = await sb.run({ source: TRIVIAL_PROGRAM, capabilities: { x: (v) => v } });
   if (o.status !== 'completed' || o.value !== 42) throw new Error(`ours: ${JSON.stringify(o)}`);
+};
+const beforeOnce = async () => {
+  const o = await before?.run({ source: TRIVIAL_PROGRAM, capabilities: { x: (v) => v } });
+  if (o?.status !== 'completed' || o.value !== 42) throw new Error(`before: ${JSON.stringify(o)}`);
 };
 const libOnce = async () => {
   const r = await runSandboxed(
@@ -86,6 +96,7 @@ const bares: number[] = [];
 const inWorkers: number[] = [];
 const lib: number[] = [];
 const base: number[] = [];
+const befores: number[] = [];
 for (let i = 0; i < ROUNDS; i++) {
   await pause(PACE_MS);
   ours.push(await timeCpu(oursOnce, oursCpu));
@@ -94,6 +105,10 @@ for (let i = 0; i < ROUNDS; i++) {
   inWorkers.push(await time(workerOnce));
   base.push(await time(vmOnce));
   if (i % LIB_EVERY === 0) lib.push(await time(libOnce));
+  if (before !== undefined) {
+    await pause(PACE_MS);
+    befores.push(await time(beforeOnce));
+  }
 }
 const oursB2B: number[] = [];
 const bareB2B: number[] = [];
@@ -104,6 +119,7 @@ for (let i = 0; i < ROUNDS; i++) {
   inWorkerB2B.push(await time(workerOnce));
 }
 await sb.close();
+await before?.close();
 await inWorker.close();
 
 header(`trivial run + one host call (ms), paced ${PACE_MS} ms apart`);
@@ -118,6 +134,12 @@ for (const [name, s] of rows)
   console.log(
     `${name.padEnd(32)} p50 ${fmt(s.p50, 3).padStart(7)}  p90 ${fmt(s.p90, 3).padStart(7)}  n=${s.n}`,
   );
+if (before !== undefined) {
+  const b = summarize(befores);
+  console.log(
+    `${'[before] @wf/sandbox'.padEnd(32)} p50 ${fmt(b.p50, 3).padStart(7)}  p90 ${fmt(b.p90, 3).padStart(7)}  n=${b.n}  (ours/before p50: ${ratio(summarize(ours).p50, b.p50)}; ${process.env.WF_SANDBOX_BASELINE})`,
+  );
+}
 const o = summarize(ours);
 const q = summarize(bares);
 const l = summarize(lib);

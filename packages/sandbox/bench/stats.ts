@@ -1,5 +1,8 @@
 // Shared helpers for the sandbox benchmarks: percentiles and a header that records machine load.
+import { existsSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 export function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return Number.NaN;
@@ -19,4 +22,17 @@ export function header(title: string): void {
   console.log(
     `\n== ${title} (load avg ${fmt(loadavg()[0] ?? 0)}, ${availableParallelism()} cores)`,
   );
+}
+
+/**
+ * Before/after in one run: WF_SANDBOX_BASELINE=<another checkout>/packages/sandbox (built) names
+ * the published entry of that tree (dist/internal/sandbox.bundle.js), which the benches that
+ * support it run beside this tree's in the same rounds ("[before]" rows). Undefined when unset.
+ */
+export function baselineEntry(): string | undefined {
+  const dir = process.env.WF_SANDBOX_BASELINE;
+  if (dir === undefined || dir === '') return undefined;
+  const file = join(resolve(dir), 'dist', 'internal', 'sandbox.bundle.js');
+  if (!existsSync(file)) throw new Error(`WF_SANDBOX_BASELINE: no ${file} (build that tree first)`);
+  return pathToFileURL(file).href;
 }
