@@ -404,6 +404,37 @@ describe('ownership, recovery and deletion', () => {
     expect(reads.filter((f) => f === 'alias.json')).toHaveLength(9);
   });
 
+  it('an alias behind a symlinked run directory or a symlinked alias.json is never read', async () => {
+    const outside = join(dir, 'outside');
+    mkdirSync(outside);
+    for (const id of ['run-moved', 'run-linked-alias']) {
+      await store.begin(startRecord(id));
+      await store.finish(id, finishRecord());
+    }
+    // A run directory replaced by a link to one outside the store, its alias.json with it.
+    await store.rename('run-moved', 'outside-name');
+    renameSync(runDir('run-moved'), join(outside, 'run-moved'));
+    symlinkSync(join(outside, 'run-moved'), runDir('run-moved'));
+    // An alias.json that is a link to a file outside.
+    writeFileSync(join(outside, 'alias.json'), JSON.stringify({ displayName: 'linked-name' }));
+    symlinkSync(join(outside, 'alias.json'), join(runDir('run-linked-alias'), 'alias.json'));
+    const reads: string[] = [];
+    setSafeDirHook((event, path) => {
+      if (event === 'file-read') reads.push(path);
+    });
+    try {
+      for (const name of ['outside-name', 'linked-name']) {
+        expect(await store.resolve(name)).toMatchObject({
+          ok: false,
+          error: { code: 'WF_CATALOG_RUN_NOT_FOUND' },
+        });
+      }
+    } finally {
+      setSafeDirHook(undefined);
+    }
+    expect(reads).toEqual([]);
+  });
+
   it('lists an unreadable run.json with an error instead of failing', async () => {
     await store.begin(startRecord('run-x'));
     await store.finish('run-x', finishRecord());
