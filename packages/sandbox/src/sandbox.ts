@@ -88,8 +88,9 @@ function randomSeed(): number {
 
 /**
  * Creates a sandbox; resolves once its first worker has instantiated QuickJS (its first hardened
- * context is then being built, and a run sent meanwhile waits for it). The rest of the pool (up to poolSize) and the spare boot in the background
- * BACKGROUND_BOOT_MS later, or on demand when runs overlap before then.
+ * context is then being built, and a run sent meanwhile waits for it). The rest of the pool (up
+ * to poolSize) and the spare boot in the background BACKGROUND_BOOT_MS later, or on demand when
+ * runs overlap before then.
  */
 export async function createSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   if (typeof options !== 'object' || options === null) {

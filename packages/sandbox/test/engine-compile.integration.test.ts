@@ -32,6 +32,15 @@ function wrapCompile(wrap: (compiled: Promise<unknown>) => Promise<unknown>): nu
   return sizes;
 }
 
+/** A sandbox (closed after the test) and its first run of TRIVIAL, which must return 42. */
+async function firstRun(options: Parameters<typeof createSandbox>[0] = {}) {
+  const sb = await createSandbox({ poolSize: 1, ...options });
+  open.push(sb);
+  const o = await sb.run(TRIVIAL);
+  expect(o.status === 'completed' && o.value).toBe(42);
+  return o;
+}
+
 it('the first worker instantiates the engine this thread compiled: it waits for it', async () => {
   // Held back here for 2.5 s: a worker that compiled its own would be ready long before.
   const HOLD_MS = 2_500;
@@ -55,20 +64,14 @@ it('when the compile fails on this thread, the worker compiles the engine itself
     await compiled;
     throw new Error('no WebAssembly here');
   });
-  const sb = await createSandbox({ poolSize: 1 });
-  open.push(sb);
-  const o = await sb.run(TRIVIAL);
-  expect(o.status === 'completed' && o.value).toBe(42);
+  await firstRun();
   expect(sizes).toHaveLength(1);
 }, 30_000);
 
 it('the first run gets the module the worker prepared while it was already ready', async () => {
   // Sent as soon as createSandbox resolves, the start message reaches a worker still building its
   // first slot: it must wait for that slot, not make a second module (w1-m2) beside it.
-  const sb = await createSandbox({ poolSize: 1 });
-  open.push(sb);
-  const o = await sb.run(TRIVIAL);
-  expect(o.status === 'completed' && o.value).toBe(42);
+  const o = await firstRun();
   expect(o.stats.moduleId).toBe('w1-m1');
 }, 30_000);
 
@@ -78,18 +81,12 @@ it('a compile that throws on this thread (not a rejection) also leaves it to the
     calls += 1;
     throw new Error('no WebAssembly here');
   };
-  const sb = await createSandbox({ poolSize: 1 });
-  open.push(sb);
-  const o = await sb.run(TRIVIAL);
-  expect(o.status === 'completed' && o.value).toBe(42);
+  await firstRun();
   expect(calls).toBe(1);
 }, 30_000);
 
 it('with wasmTierUp false the worker compiles it (V8 reads --liftoff-only when it compiles)', async () => {
   const sizes = wrapCompile((compiled) => compiled);
-  const sb = await createSandbox({ poolSize: 1, wasmTierUp: false });
-  open.push(sb);
-  const o = await sb.run(TRIVIAL);
-  expect(o.status === 'completed' && o.value).toBe(42);
+  await firstRun({ wasmTierUp: false });
   expect(sizes).toEqual([]);
 }, 30_000);
