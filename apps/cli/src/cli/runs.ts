@@ -7,7 +7,7 @@ import { join, resolve } from 'node:path';
 import { runSpan } from '@wf/bridge/run-span';
 import { CatalogFsError, type RunStore } from '@wf/catalog-fs/run-store';
 import { clean, cleanLines } from '../progress/frame.js';
-import { duration, grouped } from '../report/format.js';
+import { duration, grouped, utcMinute } from '../report/format.js';
 import { foldRunEvents, isRecord, phaseStats } from '../report/run-model.js';
 import { errorText, parseDuration, parseInteger } from './args.js';
 import { type CliContext, printJson, printLine, printNote, printTable } from './context.js';
@@ -57,7 +57,7 @@ export async function runsCommand(
       r.runId,
       clean(r.workflow ?? '?'),
       statusCell(r),
-      r.startedAt === undefined ? '' : isoMinute(r.startedAt),
+      r.startedAt === undefined ? '' : utcMinute(r.startedAt),
       r.durationMs === undefined ? '' : duration(r.durationMs),
       r.agents === undefined ? '' : String(r.agents),
       r.tokens === undefined ? '' : grouped(r.tokens),
@@ -222,12 +222,12 @@ export async function showCommand(
     );
     printLine(ctx, `  workflow   ${clean(snap.workflow)} (${clean(String(snap.execution ?? ''))})`);
     printLine(ctx, `  status     ${snap.status}${run.summary.active ? ' (live)' : ''}`);
-    printLine(ctx, `  started    ${isoMinute(snap.startedAt)} · ${took}`);
+    printLine(ctx, `  started    ${utcMinute(snap.startedAt)} · ${took}`);
     const from = resumedFromOf(snap);
     if (from)
       printLine(
         ctx,
-        `  resumed    from ${clean(from.runId)}${from.at === undefined ? '' : ` at ${isoMinute(from.at)}`}`,
+        `  resumed    from ${clean(from.runId)}${from.at === undefined ? '' : ` at ${utcMinute(from.at)}`}`,
       );
     if (typeof snap.provider === 'string')
       printLine(
@@ -518,9 +518,4 @@ function capText(text: string, max: number): string {
   return text.length > max
     ? `${text.slice(0, max)}\n… (${text.length - max} more characters: wf show --json)`
     : text;
-}
-
-function isoMinute(ms: number): string {
-  const d = new Date(ms);
-  return Number.isNaN(d.getTime()) ? '?' : d.toISOString().slice(0, 16).replace('T', ' ');
 }

