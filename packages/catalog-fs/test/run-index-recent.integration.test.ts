@@ -65,6 +65,22 @@ async function seed(count: number): Promise<Store> {
   return f;
 }
 
+/** `count` runs still running in this process (a long lease), with their start lines in the tail. */
+function addOpenRuns(f: Store, count: number): void {
+  const alive = {
+    status: 'running',
+    endedAt: undefined,
+    owner: { pid: process.pid, token: 'x', host: hostname(), leaseUntil: T0 * 2 },
+  };
+  let lines = '';
+  for (let i = 0; i < count; i++) {
+    const runId = `run-open-${String(i).padStart(4, '0')}`;
+    writeRun(f, runId, T0 + i, alive);
+    lines += `${JSON.stringify({ runId, startedAt: T0 + i })}\n`;
+  }
+  appendFileSync(f.indexPath, lines);
+}
+
 async function fullPass(project: string): Promise<void> {
   await (await openRunStore({ project })).close();
 }
@@ -277,18 +293,7 @@ describe('the constant-cost listing', () => {
 
   it('a header longer than the first read (150 runs not ended) is read again, still without listing', async () => {
     const f = await seed(300);
-    const alive = {
-      status: 'running',
-      endedAt: undefined,
-      owner: { pid: process.pid, token: 'x', host: hostname(), leaseUntil: T0 * 2 },
-    };
-    let lines = '';
-    for (let i = 0; i < 150; i++) {
-      const runId = `run-open-${String(i).padStart(4, '0')}`;
-      writeRun(f, runId, T0 + i, alive);
-      lines += `${JSON.stringify({ runId, startedAt: T0 + i })}\n`;
-    }
-    appendFileSync(f.indexPath, lines);
+    addOpenRuns(f, 150);
     // Without its header, the index is rewritten by the next full pass, with the open runs in it.
     const text = readFileSync(f.indexPath, 'utf8');
     writeFileSync(f.indexPath, text.slice(text.indexOf('\n') + 1));
@@ -307,18 +312,7 @@ describe('the constant-cost listing', () => {
 
   it('a header too long to read (1,600 runs not ended) costs full passes, not a rewrite each', async () => {
     const f = await seed(20);
-    const alive = {
-      status: 'running',
-      endedAt: undefined,
-      owner: { pid: process.pid, token: 'x', host: hostname(), leaseUntil: T0 * 2 },
-    };
-    let lines = '';
-    for (let i = 0; i < 1600; i++) {
-      const runId = `run-open-${String(i).padStart(4, '0')}`;
-      writeRun(f, runId, T0 + i, alive);
-      lines += `${JSON.stringify({ runId, startedAt: T0 + i })}\n`;
-    }
-    appendFileSync(f.indexPath, lines);
+    addOpenRuns(f, 1600);
     let rewrites = 0;
     const count = () =>
       setSafeDirHook((event, path) => {

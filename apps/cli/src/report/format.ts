@@ -1,5 +1,5 @@
-// Durations, grouped numbers and UTC minutes, as every surface prints them (terminal and HTML report). Its own
-// module so the terminal verbs do not load the HTML report to format a number.
+// Durations, grouped numbers and UTC minutes, as the terminal and the HTML report print them.
+// Its own module so the terminal verbs do not load the HTML report to format a number.
 
 export function duration(ms: number): string {
   if (!Number.isFinite(ms) || ms < 0) return '0ms';

@@ -61,15 +61,11 @@ async function readRecent(base: SafeDir, keep: number): Promise<RecentRuns | und
   // The link count first: a run begun or deleted while the index is read makes them disagree.
   const dir = await base.stat();
   if (!dir.isDirectory() || dir.nlink < 2) return undefined; // btrfs and others count no subdirs
-  let head = await readRegularFileFrom(base, INDEX_FILE, 0, HEAD_FIRST, CODES);
-  if (!head) return undefined;
-  await noteRead('index-read', `${base.path}/${INDEX_FILE}@0+${head.data.length}`);
-  if (head.data.indexOf(0x0a) < 0 && head.data.length < head.size) {
-    // A long header (many open runs): read again, up to its bound.
-    head = await readRegularFileFrom(base, INDEX_FILE, 0, MAX_HEADER_BYTES, CODES);
-    if (!head) return undefined;
-    await noteRead('index-read', `${base.path}/${INDEX_FILE}@0+${head.data.length}`);
+  let head = await readIndex(base, 0, HEAD_FIRST);
+  if (head && head.data.indexOf(0x0a) < 0 && head.data.length < head.size) {
+    head = await readIndex(base, 0, MAX_HEADER_BYTES); // a long header (many open runs)
   }
+  if (!head) return undefined;
   const first = head.data.indexOf(0x0a);
   const header = first > 0 ? parseHeader(head.data.toString('utf8', 0, first)) : undefined;
   if (header === undefined) return undefined;
@@ -84,14 +80,7 @@ async function readRecent(base: SafeDir, keep: number): Promise<RecentRuns | und
     if (head.data.length === head.size) {
       chunk = { data: head.data.subarray(from), ino: head.ino }; // the head held the whole file
     } else {
-      chunk = await readRegularFileFrom(
-        base,
-        INDEX_FILE,
-        from,
-        tailAt - from + MAX_TAIL_BYTES,
-        CODES,
-      );
-      await noteRead('index-read', `${base.path}/${INDEX_FILE}@${from}+${chunk?.data.length ?? 0}`);
+      chunk = await readIndex(base, from, tailAt - from + MAX_TAIL_BYTES);
     }
     if (!chunk || chunk.ino !== head.ino) return undefined; // rewritten meanwhile
     const split = tailAt - from;
@@ -140,4 +129,11 @@ function bodyLines(text: string, cut: boolean): BodyEntry[] | undefined {
     out.push(entry);
   }
   return out;
+}
+
+/** Up to `maxBytes` of the index from `offset`, each read noted for the tests' byte counts. */
+async function readIndex(base: SafeDir, offset: number, maxBytes: number) {
+  const read = await readRegularFileFrom(base, INDEX_FILE, offset, maxBytes, CODES);
+  await noteRead('index-read', `${base.path}/${INDEX_FILE}@${offset}+${read?.data.length ?? 0}`);
+  return read;
 }
