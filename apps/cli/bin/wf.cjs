@@ -62,5 +62,18 @@ if (argv.length === 3 && (argv[2] === '--version' || argv[2] === '-V')) {
     ],
     runs ? 'run' : '',
   );
-  require(bundle).main(argv);
+  // `run` and `resume` start their sandbox's worker thread now, before the bundle (~20 ms of
+  // compile and set-up here), then compile the other bundles from their caches before that thread
+  // sets --liftoff-only (bin/code-cache.cjs, precompileBundles). Not for help or a bare verb.
+  const early =
+    runs && argv.length > 3 && !argv.includes('--help') && !argv.includes('-h')
+      ? require('./early-sandbox.cjs')
+      : undefined;
+  if (early !== undefined) {
+    early.startSandbox(lazy('sandbox.cjs'));
+    require('./code-cache.cjs').precompileBundles();
+  }
+  const done = require(bundle).main(argv);
+  // A usage error leaves the sandbox untaken: closed once booted (the booting thread holds the process).
+  if (early !== undefined) done.finally(() => early.closeUntaken());
 }

@@ -15,6 +15,7 @@ import * as cli from './helpers/wf-cli.js';
 const TRACE_HOOK = join(import.meta.dirname, 'fixtures', 'load-trace.mjs');
 const BUILTIN_TRACE = join(import.meta.dirname, 'fixtures', 'builtin-trace.cjs');
 const TIERING_REPORT = join(import.meta.dirname, 'fixtures', 'wasm-tiering-report.cjs');
+const END_TRACE = join(import.meta.dirname, 'fixtures', 'worker-end-trace.cjs');
 
 let p: cli.Project;
 
@@ -36,11 +37,12 @@ function loadOrder(args: readonly string[], project = p, status = 0): string[] {
     encoding: 'utf8',
   });
   expect(out.status, `wf ${args.join(' ')}: ${out.stdout}${out.stderr}`).toBe(status);
-  // once each: the main module passes both the ES module hook and the require loader
+  // once each: the main module passes both the ES module hook and the require loader; but every
+  // worker thread started is a line of its own
   const urls = readFileSync(trace, 'utf8').trim().split('\n');
-  return [...new Set(urls)].map((url) =>
-    url.replace(/^.*\/node_modules\/\.pnpm\/[^/]+\/node_modules\//, 'npm:'),
-  );
+  const seen = new Set<string>();
+  const once = urls.filter((url) => url.startsWith('worker:') || (!seen.has(url) && seen.add(url)));
+  return once.map((url) => url.replace(/^.*\/node_modules\/\.pnpm\/[^/]+\/node_modules\//, 'npm:'));
 }
 
 /** The public built-in modules `wf <args>` loaded (fixtures/builtin-trace.cjs), stdout a pipe. */
@@ -77,6 +79,8 @@ const BIN_AND_BUNDLE = [
   expect.stringMatching(CODE_CACHE),
   expect.stringMatching(BUNDLE),
 ];
+/** The bin's starter of the sandbox of `wf run` and `wf resume`. */
+const EARLY_SANDBOX = /\/apps\/cli\/bin\/early-sandbox\.cjs$/;
 const SCHEMA_WORKER_DEPS = /npm:(ajv|re2js)\//;
 const ENGINE_BUNDLE = /\/apps\/cli\/dist\/cli\/engine\.cjs$/;
 const SANDBOX_BUNDLE = /\/apps\/cli\/dist\/cli\/sandbox\.cjs$/;
@@ -101,6 +105,7 @@ describe('each verb loads only what it needs', () => {
     expect(new Set(modules)).toEqual(
       new Set([
         ...BIN_AND_BUNDLE,
+        expect.stringMatching(EARLY_SANDBOX),
         expect.stringMatching(SANDBOX_BUNDLE),
         expect.stringMatching(ENGINE_BUNDLE),
         expect.stringMatching(CONTRACT_BUNDLE),
@@ -113,17 +118,34 @@ describe('each verb loads only what it needs', () => {
     expect(matching(modules, SCHEMA_WORKER_DEPS)).toEqual([]);
   });
 
-  it("wf run starts the sandbox's worker thread first, then loads the engine, the workflows and the contract", () => {
-    // The thread boots on the other core while this one loads and compiles the rest (run.ts):
-    // started after them, as when the sandbox shared engine.cjs, `wf run` took 27-29 ms longer.
-    const order = loadOrder(['run', 'five.workflow.js', '--delay-ms', '0', '--no-progress']);
-    const at = (pattern: RegExp) => order.findIndex((line) => pattern.test(line));
-    const worker = at(/^worker:.*\/packages\/sandbox\/dist\/internal\/worker\.cjs$/);
-    expect(worker, order.join('\n')).toBeGreaterThan(at(SANDBOX_BUNDLE));
-    expect(at(SANDBOX_BUNDLE)).toBeGreaterThan(at(BUNDLE));
-    for (const later of [ENGINE_BUNDLE, WORKFLOWS_BUNDLE_FILE, CONTRACT_BUNDLE])
-      expect(at(later), String(later)).toBeGreaterThan(worker);
-  });
+  it.each([
+    ['run', ['run', 'five.workflow.js', '--delay-ms', '0', '--no-progress']],
+    ['resume', ['resume', 'last', '--delay-ms', '0', '--no-progress']],
+  ])(
+    "wf %s starts the sandbox's worker thread first, before it compiles or loads the CLI's bundle",
+    (_verb, args) => {
+      // The thread boots on the other core while this one compiles and runs the rest (the bin,
+      // bin/early-sandbox.cjs): started after the bundle, `wf run` took 4.5-6 ms longer (interleaved
+      // pairs); started after the engine too, as when the sandbox shared engine.cjs, 27-29 ms.
+      const order = loadOrder(args);
+      const at = (pattern: RegExp) => order.findIndex((line) => pattern.test(line));
+      const worker = at(/^worker:.*\/packages\/sandbox\/dist\/internal\/worker\.cjs$/);
+      expect(worker, order.join('\n')).toBeGreaterThan(at(SANDBOX_BUNDLE));
+      expect(at(SANDBOX_BUNDLE)).toBeGreaterThan(at(EARLY_SANDBOX));
+      for (const later of [
+        /^compile:.*\/dist\/cli\/wf\.cjs$/,
+        BUNDLE,
+        ENGINE_BUNDLE,
+        CONTRACT_BUNDLE,
+      ])
+        expect(at(later), String(later)).toBeGreaterThan(worker);
+      // One sandbox: the CLI took the bin's, it did not start a second thread.
+      expect(
+        order.filter((line) => line.startsWith('worker:')),
+        order.join('\n'),
+      ).toHaveLength(1);
+    },
+  );
 
   it.each([
     [
@@ -155,16 +177,49 @@ describe('each verb loads only what it needs', () => {
     expect(JSON.parse(readFileSync(report, 'utf8'))).toEqual({ turbofan: tiersUp });
   });
 
+  it("wf run ends the sandbox's thread at the run's terminal event, before the run's final record is written", () => {
+    // The thread's end (~7 ms) overlaps the store's last writes and the summary (run-verb.ts);
+    // released only once the verb's run had returned, it ended after them.
+    const trace = join(p.dir, '..', 'end-trace.txt');
+    rmSync(trace, { force: true });
+    const out = spawnSync(
+      process.execPath,
+      [
+        '--require',
+        END_TRACE,
+        cli.WF_BIN,
+        'run',
+        'five.workflow.js',
+        '--delay-ms',
+        '0',
+        '--no-progress',
+      ],
+      { cwd: p.dir, env: { ...p.env, WF_END_TRACE: trace }, encoding: 'utf8' },
+    );
+    expect(out.status, out.stderr).toBe(0);
+    const lines = readFileSync(trace, 'utf8').trim().split('\n');
+    // run.json is renamed into place when the run starts, as it changes, and once more at its end.
+    expect(
+      lines.filter((line) => line === 'terminate'),
+      lines.join('\n'),
+    ).toHaveLength(1);
+    expect(lines.indexOf('terminate'), lines.join('\n')).toBeLessThan(
+      lines.lastIndexOf('rename run.json'),
+    );
+    expect(lines.indexOf('terminate')).toBeLessThan(lines.indexOf('rename result.json'));
+  });
+
   it('wf run compiles the other bundles from their caches right after starting that thread', () => {
     // The thread sets V8's --liftoff-only once it has booted (@wf/sandbox, wasmTierUp: false), and
     // V8 rejects a code cache made under other flags: a bundle compiled after that would compile
-    // from source (the parser 25-29 ms). So run.ts compiles them all at once, first.
+    // from source (the parser 25-29 ms). So the bin compiles them all at once, first (run.ts
+    // does when wf's main() runs without the bin).
     const order = loadOrder(['run', 'five.workflow.js', '--delay-ms', '0', '--no-progress']);
     const worker = order.findIndex((line) => line.startsWith('worker:'));
-    const next = order.slice(worker + 1, worker + 5);
+    const next = order.slice(worker + 1, worker + 6);
     expect(new Set(next), order.join('\n')).toEqual(
       new Set(
-        ['engine', 'contract', 'parser', 'workflows'].map((name) =>
+        ['wf', 'engine', 'contract', 'parser', 'workflows'].map((name) =>
           expect.stringMatching(new RegExp(`^compile:.*/apps/cli/dist/cli/${name}\\.cjs$`)),
         ),
       ),
@@ -192,6 +247,20 @@ describe('each verb loads only what it needs', () => {
 
   it('a usage error loads the bin and the bundle only, and exits 2', () => {
     expect(loaded(['runs', '--bogus'], p, 2)).toEqual(BIN_AND_BUNDLE);
+  });
+
+  it('wf run with a usage error after its target exits 2 once the sandbox the bin started is closed', () => {
+    // The bin starts the sandbox before the command line is parsed (bin/early-sandbox.cjs); no
+    // verb takes it, so the bin closes it (after its boot) and the process exits.
+    const order = loadOrder(['run', 'five.workflow.js', '--bogus'], p, 2);
+    expect(order.filter((line) => line.startsWith('worker:'))).toHaveLength(1);
+    const out = spawnSync(process.execPath, [cli.WF_BIN, 'run', 'five.workflow.js', '--bogus'], {
+      cwd: p.dir,
+      env: p.env,
+      encoding: 'utf8',
+    });
+    expect(out.status).toBe(2);
+    expect(out.stderr).toContain("unknown option '--bogus'");
   });
 
   it('wf list loads the bin and the bundle only: no parser, engine or sandbox', () => {

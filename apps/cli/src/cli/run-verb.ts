@@ -84,11 +84,20 @@ function loadEngine(): Promise<EngineModule> {
   return loading;
 }
 
+/** The engine's last event of a run, emitted once the run and its children are over. */
+const TERMINAL_EVENTS = new Set(['workflow-completed', 'workflow-failed', 'workflow-stopped']);
+
+/** The sandbox run.ts started for this verb; `release` closes it (once) when the run is over. */
+export interface VerbSandbox {
+  readonly sandbox: SandboxLike;
+  release(): Promise<void>;
+}
+
 export async function runCommand(
   ctx: CliContext,
   target: string,
   options: RunOptions,
-  sandbox?: SandboxLike,
+  verbSandbox?: VerbSandbox,
 ): Promise<ExitCode> {
   const engineModule = loadEngine();
   const agentsKind = options.agents ?? 'simulated';
@@ -168,7 +177,7 @@ export async function runCommand(
     delayMs,
     seed,
     maxAgents,
-    sandbox,
+    verbSandbox?.sandbox,
   );
 
   if (!ctx.json) {
@@ -208,6 +217,7 @@ export async function runCommand(
     store,
     options.progress !== false,
     entry.name,
+    verbSandbox,
     undefined,
     'source' in workflow ? workflow.source : undefined,
   );
@@ -266,7 +276,7 @@ export async function resumeCommand(
   ctx: CliContext,
   target: string,
   options: ResumeVerbOptions,
-  sandbox?: SandboxLike,
+  verbSandbox?: VerbSandbox,
 ): Promise<ExitCode> {
   const engineModule = loadEngine();
   const delayMs =
@@ -310,7 +320,7 @@ export async function resumeCommand(
     delayMs,
     loaded.start.seed,
     maxAgents,
-    sandbox,
+    verbSandbox?.sandbox,
   );
   const limits = guardLimits(options);
   let handle: RunHandle;
@@ -347,6 +357,7 @@ export async function resumeCommand(
     store,
     options.progress !== false,
     loaded.start.workflow,
+    verbSandbox,
     runId,
   );
 }
@@ -358,6 +369,7 @@ async function finishRun(
   store: RunStore,
   progress: boolean,
   workflowName: string,
+  verbSandbox: VerbSandbox | undefined,
   resumedFrom?: string,
   /** The workflow's source, to show an excerpt where a guest error was raised. */
   source?: string,
@@ -388,13 +400,22 @@ async function finishRun(
           note: 'simulated agents',
         });
   const pump = (async () => {
-    for await (const event of handle.events) view?.event(event);
+    for await (const event of handle.events) {
+      view?.event(event);
+      // The run and its children are over (the engine quiesces before its terminal event) and no
+      // guest runs again: the sandbox's thread ends (~7 ms) while the engine writes the run's
+      // final record (fsync) and this thread prints the summary.
+      if (TERMINAL_EVENTS.has(event.type)) void verbSandbox?.release();
+    }
   })();
   let done: RunDone;
   try {
     done = await handle.done;
     await pump;
   } finally {
+    // Had the run no terminal event (the engine failed), its sandbox is released here (run.ts
+    // awaits the release before the verb returns).
+    void verbSandbox?.release();
     view?.finish();
     process.off('SIGINT', onSigint);
     await engine.close();
