@@ -36,13 +36,17 @@ import {
   withDir,
   writeFileAtomic,
   writeFileCreateOnly,
+  writeFilesAtomic,
 } from './safe-dir.js';
 
 const { O_WRONLY, O_APPEND, O_CREAT, O_EXCL, O_NOFOLLOW } = constants;
 
+/** A per-run record file's text: indented JSON and a final newline. */
+const jsonText = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
+
 /** Pretty JSON written atomically, private to the owner: every per-run record file. */
 function writeJsonFile(dir: SafeDir, name: string, value: unknown): Promise<void> {
-  return writeFileAtomic(dir, name, `${JSON.stringify(value, null, 2)}\n`, 0o600, CODES);
+  return writeFileAtomic(dir, name, jsonText(value), 0o600, CODES);
 }
 
 /** Stops a live run's timers, forgets it and closes its logs (finish, or the store's close). */
@@ -238,25 +242,37 @@ export async function beginRun(
     if (!dir) throw new CatalogFsError(CatalogFsCode.RunIo, `run directory ${run.runId} vanished`);
     try {
       const { capsule, ...start } = run;
-      // Snapshots for resume and audit: exactly what ran.
-      await writeJsonFile(dir, 'start.json', start);
-      await writeJsonFile(dir, 'manifest.json', run.manifest ?? null);
-      if (typeof run.source === 'string')
-        await writeFileAtomic(dir, 'script.js', run.source, 0o600, CODES);
-      if (capsule !== undefined) {
-        await writeJsonFile(dir, 'capsule.workflow.json', capsule);
-      }
+      // Snapshots for resume and audit: exactly what ran. Written side by side and all durable
+      // before run.json, written last, records the run (a directory without it is no run); the
+      // two logs are created meanwhile, empty.
+      const snapshots: [string, string][] = [
+        ['start.json', jsonText(start)],
+        ['manifest.json', jsonText(run.manifest ?? null)],
+      ];
+      if (typeof run.source === 'string') snapshots.push(['script.js', run.source]);
+      if (capsule !== undefined) snapshots.push(['capsule.workflow.json', jsonText(capsule)]);
       const open = (name: string) =>
         fsp
           .open(dir.at(name), O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600)
           .catch((error: unknown) => {
             throw ioError(CODES, `creating ${name} for ${run.runId}`, error);
           });
-      const events = await open('events.jsonl');
-      const journal = await open('journal.jsonl').catch(async (error: unknown) => {
-        await events.close();
-        throw error;
-      });
+      const [written, eventsOpened, journalOpened] = await Promise.allSettled([
+        writeFilesAtomic(dir, snapshots, 0o600, CODES),
+        open('events.jsonl'),
+        open('journal.jsonl'),
+      ]);
+      const logs = [eventsOpened, journalOpened].flatMap((o) =>
+        o.status === 'fulfilled' ? [o.value] : [],
+      );
+      const closeLogs = () => Promise.all(logs.map((log) => log.close().catch(() => undefined)));
+      for (const step of [written, eventsOpened, journalOpened]) {
+        if (step.status === 'rejected') {
+          await closeLogs();
+          throw step.reason;
+        }
+      }
+      const [events, journal] = logs as [FileHandle, FileHandle];
       const now = Date.now();
       const snapshot: Record<string, unknown> = {
         format: 'wf.run',
@@ -283,8 +299,13 @@ export async function beginRun(
           leaseUntil: now + s.leaseMs,
         },
       };
-      await writeJsonFile(dir, 'run.json', snapshot);
-      await appendIndex(base, [{ runId: run.runId, startedAt: run.startedAt }]);
+      try {
+        await writeJsonFile(dir, 'run.json', snapshot);
+        await appendIndex(base, [{ runId: run.runId, startedAt: run.startedAt }]);
+      } catch (error) {
+        await closeLogs();
+        throw error;
+      }
       const live: LiveRun = {
         key,
         runId: run.runId,

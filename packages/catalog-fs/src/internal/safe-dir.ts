@@ -477,6 +477,44 @@ export async function writeFileAtomic(
   await dir.sync();
 }
 
+/**
+ * Atomically replaces several files in `dir`, side by side: each temp file written and fsynced at
+ * once, then the renames, then one directory fsync, so all are durable when it resolves (one
+ * writeFileAtomic after another waits for each file's round of fsyncs in turn). On failure the
+ * temp files are removed; a file already renamed keeps its new content.
+ */
+export async function writeFilesAtomic(
+  dir: SafeDir,
+  files: readonly (readonly [name: string, data: string | Buffer])[],
+  mode: number,
+  codes: ErrorCodes,
+): Promise<void> {
+  const written = await Promise.allSettled(
+    files.map(([, data]) => writeTempFile(dir, data, mode, codes)),
+  );
+  const temps = written.flatMap((w) => (w.status === 'fulfilled' ? [w.value] : []));
+  const removeTemps = () =>
+    Promise.all(temps.map((temp) => fsp.unlink(dir.at(temp)).catch(() => undefined)));
+  const failed = written.find((w) => w.status === 'rejected');
+  if (failed !== undefined) {
+    await removeTemps();
+    throw failed.reason;
+  }
+  const renamed = await Promise.allSettled(
+    files.map(([name], i) =>
+      fsp.rename(dir.at(temps[i] as string), dir.at(name)).catch((error: unknown) => {
+        throw ioError(codes, `publishing ${join(dir.path, name)}`, error);
+      }),
+    ),
+  );
+  const notRenamed = renamed.find((r) => r.status === 'rejected');
+  if (notRenamed !== undefined) {
+    await removeTemps();
+    throw notRenamed.reason;
+  }
+  await dir.sync();
+}
+
 /** Creates `name` with `data` only if it does not exist (temp + fsync + link). False if taken. */
 export async function writeFileCreateOnly(
   dir: SafeDir,
