@@ -120,5 +120,5 @@ export type {
   Trust,
 } from './run-records.js';
 export type { RunSpan } from './run-span.js';
-export { runSpan } from './run-span.js';
+export { isTerminalEventType, runSpan } from './run-span.js';
 export type { ValidationIssue } from './validation-issue.js';

@@ -9,7 +9,16 @@ export interface RunSpan {
   readonly durationMs: number | undefined;
 }
 
-const TERMINAL_EVENTS = new Set(['workflow-completed', 'workflow-failed', 'workflow-stopped']);
+const TERMINAL_EVENTS: ReadonlySet<string> = new Set([
+  'workflow-completed',
+  'workflow-failed',
+  'workflow-stopped',
+]);
+
+/** Whether an event type ends a run: the engine emits one, last, once the run is over. */
+export function isTerminalEventType(type: unknown): boolean {
+  return typeof type === 'string' && TERMINAL_EVENTS.has(type);
+}
 
 /**
  * A run's span from its snapshot (`run.json`: `startedAt`, `endedAt`), falling back to its event
@@ -32,7 +41,7 @@ export function runSpan(
     firstTime ??= time;
     lastTime = lastTime === undefined ? time : Math.max(lastTime, time);
     if (type === 'workflow-started') startEvent ??= time;
-    if (typeof type === 'string' && TERMINAL_EVENTS.has(type)) terminal = time;
+    if (isTerminalEventType(type)) terminal = time;
   }
   const startedAt = finite(run.startedAt) ? run.startedAt : (startEvent ?? firstTime);
   const ended =

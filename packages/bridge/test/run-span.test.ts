@@ -2,7 +2,7 @@
 // them the event log's start and terminal events, and for a run that ended without a terminal
 // event (interrupted) its last recorded event, never "now".
 import { describe, expect, it } from 'vitest';
-import { runSpan } from '../src/index.js';
+import { isTerminalEventType, runSpan } from '../src/index.js';
 
 const ev = (seq: number, type: string, time: number) => ({ seq, type, time, data: {} });
 
@@ -36,5 +36,14 @@ describe('runSpan', () => {
   it('a running run has no duration yet; malformed events are skipped', () => {
     const events = [ev(1, 'workflow-started', 100), null, { type: 'x', time: 'soon' }];
     expect(runSpan({ startedAt: 100, status: 'running' }, events).durationMs).toBeUndefined();
+  });
+});
+
+describe('isTerminalEventType', () => {
+  it('is true for the three events that end a run, and for nothing else', () => {
+    for (const type of ['workflow-completed', 'workflow-failed', 'workflow-stopped'])
+      expect(isTerminalEventType(type), type).toBe(true);
+    for (const type of ['workflow-started', 'workflow-paused', 'task-completed', '', 42, undefined])
+      expect(isTerminalEventType(type), String(type)).toBe(false);
   });
 });

@@ -3,7 +3,7 @@
 // the simulated agents with live progress, print the result and the run id. Ctrl-C stops the run through the engine (children stopped, run recorded
 // `stopped`) and exits 130; a second Ctrl-C exits at once.
 import { join } from 'node:path';
-import { validateArgs, type WorkflowManifest } from '@wf/bridge';
+import { isTerminalEventType, validateArgs, type WorkflowManifest } from '@wf/bridge';
 import type { Catalog, TrustedLocalModule } from '@wf/catalog-fs';
 import type { Engine, RunDone, RunHandle, SandboxLike } from '@wf/engine';
 import { clean, cleanLines } from '../progress/frame.js';
@@ -83,9 +83,6 @@ function loadEngine(): Promise<EngineModule> {
   loading.catch(() => {}); // a refused target may return before awaiting it; its caller reports it
   return loading;
 }
-
-/** The engine's last event of a run, emitted once the run and its children are over. */
-const TERMINAL_EVENTS = new Set(['workflow-completed', 'workflow-failed', 'workflow-stopped']);
 
 /** The sandbox run.ts started for this verb; `release` closes it (once) when the run is over. */
 export interface VerbSandbox {
@@ -405,7 +402,7 @@ async function finishRun(
       // The run and its children are over (the engine quiesces before its terminal event) and no
       // guest runs again: the sandbox's thread ends (~7 ms) while the engine writes the run's
       // final record (fsync) and this thread prints the summary.
-      if (TERMINAL_EVENTS.has(event.type)) void verbSandbox?.release();
+      if (isTerminalEventType(event.type)) void verbSandbox?.release();
     }
   })();
   let done: RunDone;
