@@ -2,7 +2,8 @@
 // The dependency-graph check (DESIGN.md section 3). Fails when a workspace package depends on or
 // imports an internal package the layering does not allow below it, when package.json and
 // tsconfig references disagree, when src/ imports an undeclared package or reaches into another
-// package's files, when src/index.ts uses `export *`, or when the graph has a cycle.
+// package's files, when src/index.ts uses `export *`, when a bench runs a package's sources
+// instead of its build, or when the graph has a cycle.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -173,6 +174,26 @@ for (const w of all) {
     }
     if (file.endsWith(join('src', 'index.ts')) && /\bexport\s*\*/.test(text)) {
       fail(rel, 'uses `export *`; export by name so index.ts stays the table of contents');
+    }
+  }
+
+  // Benches measure what users run (issue 16): the built packages, never the TypeScript sources.
+  for (const [script, command] of Object.entries(w.pkg.scripts ?? {})) {
+    if (script.startsWith('bench') && /(--conditions[= ]|-C\s*)@wf\/source\b/.test(command))
+      fail(where, `script "${script}" runs the sources (@wf/source condition); benches run dist/`);
+  }
+  for (const file of sourceFiles(join(w.dir, 'bench'))) {
+    const rel = relative(root, file);
+    // Types may come from the sources; code may not (`import type`, `typeof import(...)`).
+    const text = readFileSync(file, 'utf8')
+      .replace(/\bimport\s+type\s[^;]*;/g, '')
+      .replace(/\btypeof\s+import\s*\([^)]*\)/g, '');
+    for (const spec of specifiers(text)) {
+      if (spec.startsWith('.') && resolve(dirname(file), spec).startsWith(join(w.dir, 'src') + '/'))
+        fail(
+          rel,
+          `imports ${spec}, the package's sources: a bench imports ${name} by name (dist/)`,
+        );
     }
   }
 }

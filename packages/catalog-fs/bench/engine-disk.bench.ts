@@ -13,7 +13,7 @@ import {
   createMemoryRecorder,
   createSimulatedAgents,
 } from '@wf/engine';
-import { openRunStore } from '../src/index.js';
+import { openRunStore } from '@wf/catalog-fs';
 
 await calibration();
 

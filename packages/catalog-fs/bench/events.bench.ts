@@ -15,7 +15,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { calibration } from '@wf/bench';
-import { openRunStore } from '../src/index.js';
+import { openRunStore } from '@wf/catalog-fs';
 
 await calibration();
 

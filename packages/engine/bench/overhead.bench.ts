@@ -14,7 +14,7 @@ import {
   createEngine,
   createSimulatedAgents,
   type HostWorkflowApi,
-} from '../src/index.js';
+} from '@wf/engine';
 
 await calibration();
 

@@ -6,9 +6,13 @@ import { createSimulatedAgents } from '@wf/engine';
 import { createSandbox } from '@wf/sandbox';
 // A relative import keeps @wf/bench out of this package's dependencies (and the lockfile).
 import { calibration, median } from '../../../tooling/bench/index.js';
-import { startRestateWorker } from '../src/index.js';
-import { createRemoteAgents } from '../src/internal/remote-agents.js';
+import { startRestateWorker } from '@wf/restate';
 import { startRestateServer } from '../test/helpers/server.js';
+
+// Internal, so not reachable by the package's name: the built module, typed by its source.
+const { createRemoteAgents } = (await import(
+  new URL('../dist/internal/remote-agents.js', import.meta.url).href
+)) as typeof import('../src/internal/remote-agents.js');
 
 const MiB = 1024 * 1024;
 const ANSWER = Number(process.env.BENCH_ANSWER_MIB ?? 16) * MiB;

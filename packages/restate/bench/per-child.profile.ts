@@ -8,7 +8,7 @@ import { syncBuiltinESMExports } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { createSimulatedAgents } from '@wf/engine';
 import { createSandbox } from '@wf/sandbox';
-import { awaitRun, registerDeployment, startRestateWorker, submitRun } from '../src/index.js';
+import { awaitRun, registerDeployment, startRestateWorker, submitRun } from '@wf/restate';
 import { startRestateServer } from '../test/helpers/server.js';
 import { AGENTS, manifest, source } from './workload.js';
 

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { calibration } from '@wf/bench';
 import { createEngine, createSimulatedAgents } from '@wf/engine';
 import { createSandbox } from '@wf/sandbox';
-import { awaitRun, registerDeployment, submitRun } from '../src/index.js';
+import { awaitRun, registerDeployment, submitRun } from '@wf/restate';
 import { startBalancer } from '../test/helpers/balancer.js';
 import { logLines } from '../test/helpers/counted-agents.js';
 import { startRestateServer } from '../test/helpers/server.js';
@@ -29,11 +29,11 @@ async function main() {
   const dir = await mkdtemp(join(tmpdir(), 'wf-restate-bench-'));
   const server = await startRestateServer();
   const workers = await Promise.all(
-    [0, 1].map(() => spawnWorker(server.ingress, join(dir, 'agents.log'), 0, 16)),
+    [0, 1].map(() => spawnWorker(server.ingress, join(dir, 'agents.log'), 0, 16, 1, 'built')),
   );
   // The same cap over 4 semaphore keys (one WfSemaphore key serialises every acquire and release).
   const sharded = await Promise.all(
-    [0, 1].map(() => spawnWorker(server.ingress, join(dir, 'agents.log'), 0, 16, SHARDS)),
+    [0, 1].map(() => spawnWorker(server.ingress, join(dir, 'agents.log'), 0, 16, SHARDS, 'built')),
   );
   const balancer = await startBalancer([workers[0]?.port as number]);
   await registerDeployment(server.admin, balancer.url);

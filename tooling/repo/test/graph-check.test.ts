@@ -180,6 +180,46 @@ describe('graph check', () => {
     expect(run()).toMatchObject({ code: 0 });
   });
 
+  it('refuses a bench that runs the sources: the @wf/source condition or an import of src/', () => {
+    base(['packages/bridge']);
+    const bench = (
+      files: Record<string, string>,
+      script = 'node --import tsx bench/a.bench.ts',
+    ) => {
+      pkg('packages/bridge', { name: '@wf/bridge', scripts: { bench: script } });
+      mkdirSync(join(root, 'packages/bridge/bench'), { recursive: true });
+      for (const [name, text] of Object.entries(files))
+        writeFileSync(join(root, 'packages/bridge/bench', name), text);
+    };
+    // By name (dist/), with types from the sources: accepted.
+    bench({
+      'a.bench.ts': [
+        "import { a } from '@wf/bridge';",
+        "import type { A } from '../src/index.js';",
+        "const m = (await import('../dist/x.js')) as typeof import('../src/x.js');",
+      ].join('\n'),
+    });
+    expect(run()).toMatchObject({ code: 0 });
+
+    bench({ 'a.bench.ts': "import { a } from '../src/index.js';" });
+    let r = run();
+    expect(r.code).toBe(1);
+    expect(r.out).toContain(
+      "packages/bridge/bench/a.bench.ts: imports ../src/index.js, the package's sources",
+    );
+
+    bench({ 'a.bench.ts': "const { a } = await import('../src/index.js');" });
+    expect(run().out).toContain('imports ../src/index.js');
+
+    bench(
+      { 'a.bench.ts': "import { a } from '@wf/bridge';" },
+      'node --import tsx --conditions=@wf/source bench/a.bench.ts',
+    );
+    r = run();
+    expect(r.code).toBe(1);
+    expect(r.out).toContain('script "bench" runs the sources (@wf/source condition)');
+  });
+
   it('refuses a package missing from the solution tsconfig', () => {
     base([]);
     const r = run();

@@ -20,6 +20,8 @@ export async function spawnWorker(
   delayMs: number,
   capacity: number,
   shards = 1,
+  /** 'source': the packages' TypeScript (the tests); 'built': their dist/, as users run them (benches). */
+  from: 'source' | 'built' = 'source',
 ): Promise<WorkerProcess> {
   const port = await freePort();
   const proc = spawn(
@@ -27,7 +29,7 @@ export async function spawnWorker(
     [
       '--import',
       'tsx',
-      '--conditions=@wf/source',
+      ...(from === 'source' ? ['--conditions=@wf/source'] : []),
       fixture,
       ingress,
       String(port),
