@@ -7,6 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CatalogFsCode } from '../src/errors.js';
 import { CODES } from '../src/internal/run-layout.js';
 import {
+  entryPath,
   openRootDir,
   readRegularFile,
   type SafeDir,
@@ -89,5 +90,25 @@ describe('readRegularFile', () => {
     const r = await readRegularFile(root, 'k.bin', 1_000, codes);
     expect(r?.size).toBe(1_000);
     expect(r?.data.equals(Buffer.concat([bytes(900), bytes(100, 3)]))).toBe(true);
+  });
+});
+
+describe('entryPath', () => {
+  it('names an entry as path.join does, for the single components the store uses', () => {
+    for (const [dir, name] of [
+      ['/a/b', 'run.json'],
+      ['/', 'alias.json'],
+      ['/a/b/', 'c'],
+      ['/proc/self/fd/7', 'run-01'],
+      [root.path, 'x..y'],
+    ] as const)
+      expect(entryPath(dir, name)).toBe(join(dir, name));
+  });
+
+  it('is the path an error names', async () => {
+    writeFileSync(root.at('big.bin'), bytes(20));
+    await expect(readRegularFile(root, 'big.bin', 10, codes)).rejects.toMatchObject({
+      message: expect.stringContaining(`${join(root.path, 'big.bin')} is 20 bytes`),
+    });
   });
 });

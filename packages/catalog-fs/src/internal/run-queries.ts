@@ -1,6 +1,5 @@
 // The run store's read side: loading a run for resume, listing, showing, tailing events and
 // resolving a run id or display alias. Reads never take a lock; they parse defensively.
-import { join } from 'node:path';
 import { CatalogFsCode, CatalogFsError } from '../errors.js';
 import { fail } from './failure.js';
 import type { Result } from './../errors.js';
@@ -29,6 +28,7 @@ import { recentFromIndex } from './run-index-recent.js';
 import { recoverScanned, scanOfOpen } from './run-recovery.js';
 import { flushRun } from './run-recorder.js';
 import {
+  entryPath,
   openChildDir,
   readRegularFile,
   readRegularFileFrom,
@@ -272,7 +272,7 @@ async function aliasedAs(s: RunStoreState, target: string): Promise<string[]> {
     const ids = await runIds(base);
     const named = await mapBounded(ids, ALIAS_CHECKS, async (runId) => {
       const st = await base.io
-        .lstatIfAny(join(base.at(runId), 'alias.json'))
+        .lstatIfAny(entryPath(base.at(runId), 'alias.json'))
         .catch(() => undefined);
       if (!st?.isFile()) return false;
       const dir = await openChildDir(base, runId, { create: false, codes: CODES }).catch(

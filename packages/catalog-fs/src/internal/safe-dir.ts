@@ -82,6 +82,17 @@ function errno(error: unknown): string | undefined {
   return (error as { code?: string } | null)?.code;
 }
 
+/**
+ * A directory's path with one entry name appended: what path.join gives for a single component
+ * (names here are validated, never a separator, `.` or `..`; directory paths are normalised where
+ * they are made), without its normalising walk over the whole string. The read path made that
+ * walk three times per run listed: from the 9th run on, V8 optimised node:path's walk in the
+ * middle of `wf runs`, and listing 10 runs took 12.7 ms instead of 6.9 (in-process medians of 5).
+ */
+export function entryPath(dirPath: string, name: string): string {
+  return dirPath.endsWith(sep) ? `${dirPath}${name}` : `${dirPath}${sep}${name}`;
+}
+
 class OpenDir implements SafeDir {
   constructor(
     readonly path: string,
@@ -94,7 +105,7 @@ class OpenDir implements SafeDir {
   at(name: string): string {
     // Names are produced by this package (validated names, fixed prefixes): never a separator.
     if (name.includes('/') || name === '..' || name === '.') throw new Error(`bad entry ${name}`);
-    return FD_PATHS ? `/proc/self/fd/${this.handle.fd}/${name}` : join(this.path, name);
+    return FD_PATHS ? `/proc/self/fd/${this.handle.fd}/${name}` : entryPath(this.path, name);
   }
   stat(): Promise<Stats> {
     return this.handle.stat();
@@ -247,7 +258,7 @@ export async function openChildDir(
   name: string,
   options: { readonly create: boolean; readonly codes: ErrorCodes },
 ): Promise<SafeDir | undefined> {
-  const shown = join(parent.path, name);
+  const shown = entryPath(parent.path, name);
   // With create, a directory removed between our mkdir and open is retried a few times; one that
   // keeps disappearing is somebody racing us.
   for (let attempt = 0; attempt < (options.create ? 5 : 1); attempt++) {
@@ -300,7 +311,7 @@ async function openNoFollow(
   name: string,
   codes: ErrorCodes,
 ): Promise<FileLike | undefined> {
-  const shown = join(dir.path, name);
+  const shown = entryPath(dir.path, name);
   try {
     return await dir.io.open(dir.at(name), O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
   } catch (error) {
@@ -322,7 +333,7 @@ export async function readRegularFile(
   maxBytes: number,
   codes: ErrorCodes & { readonly tooLarge?: CatalogFsErrorCode },
 ): Promise<RegularFile | undefined> {
-  const shown = join(dir.path, name);
+  const shown = entryPath(dir.path, name);
   const handle = await openNoFollow(dir, name, codes);
   if (!handle) return undefined;
   try {
@@ -381,7 +392,7 @@ export async function readRegularFileFrom(
   maxBytes: number,
   codes: ErrorCodes,
 ): Promise<{ readonly data: Buffer; readonly ino: number; readonly size: number } | undefined> {
-  const shown = join(dir.path, name);
+  const shown = entryPath(dir.path, name);
   const handle = await openNoFollow(dir, name, codes);
   if (!handle) return undefined;
   try {
