@@ -102,4 +102,16 @@ describe('FastPath.callWithString', () => {
     }
     done();
   });
+
+  it('delivers ill-formed text as the library would (a lone surrogate keeps its bytes)', async () => {
+    const { ctx, fast, fn, done } = await setup();
+    const keep = fn('(s) => { globalThis.last = s; }');
+    for (const text of ['a\uD800b', '\uDC00', `${'é'.repeat(400)}\uD83D`]) {
+      expect(fast.callWithString(keep, text)).toBe(true);
+      const last = ctx.unwrapResult(ctx.evalCode('globalThis.last'));
+      expect(ctx.getString(last)).toBe(ctx.newString(text).consume((h) => ctx.getString(h)));
+      last.dispose();
+    }
+    done();
+  });
 });

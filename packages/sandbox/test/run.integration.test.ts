@@ -51,6 +51,19 @@ describe('run', () => {
     expect(o.stats.peakMemoryBytes).toBeGreaterThan(0);
   });
 
+  it('carries non-ASCII text intact through source, prelude, args, host calls and result', async () => {
+    const o = await sb.run({
+      source: `async function run(api, args) {
+        const back = await api.echo({ s: args.s + '中' });
+        return [back.s, api.tag, '€𝄞'.length, args.s.length];
+      }`,
+      prelude: `(caps) => ({ echo: caps.echo, tag: 'é✓' })`,
+      args: { s: 'ü😀' },
+      capabilities: { echo: (input) => ({ s: `${(input as { s: string }).s}|ß` }) },
+    });
+    expect(value(o)).toEqual(['ü😀中|ß', 'é✓', 3, 3]);
+  });
+
   it('returns undefined when run() returns nothing', async () => {
     const o = await sb.run({ source: 'async function run() {}', capabilities: {} });
     expect(o.status).toBe('completed');

@@ -1,5 +1,6 @@
 // Direct FFI for the host-call hot path (deliver, pump, drain) over pinned quickjs internals.
 // @ts-check
+import { utf8Length, writeUtf8 } from './utf8.js';
 
 /** @typedef {import('quickjs-emscripten-core').QuickJSRuntime} QuickJSRuntime */
 /** @typedef {import('quickjs-emscripten-core').QuickJSContext} QuickJSContext */
@@ -102,9 +103,9 @@ export class FastPath {
    */
   callWithString(fn, text) {
     const { ffi, ctxPtr, M } = this;
-    // At most 3 bytes per UTF-16 unit: short texts skip the exact count.
-    const bound = text.length * 3 + 1;
-    const bytes = bound <= this.textBufBytes ? bound : M.lengthBytesUTF8(text) + 1;
+    // Natively counted and written (utf8.js); a text with a lone surrogate takes emscripten's.
+    const n = utf8Length(text);
+    const bytes = n < 0 ? M.lengthBytesUTF8(text) + 1 : n + 1;
     if (bytes > this.textBufBytes) {
       if (this.textBuf !== 0) M._free(this.textBuf);
       this.textBufBytes = 0;
@@ -114,7 +115,8 @@ export class FastPath {
       this.textBufBytes = Math.max(bytes, 256);
     }
     const cstr = this.textBuf;
-    M.stringToUTF8(text, cstr, bytes);
+    if (n < 0) M.stringToUTF8(text, cstr, bytes);
+    else writeUtf8(M, text, cstr, n);
     const arg = ffi.QTS_NewString(ctxPtr, cstr);
     this.heap32()[this.scratch >> 2] = arg;
     const r = ffi.QTS_Call(ctxPtr, fn.value, this.undefinedPtr, 1, this.scratch);

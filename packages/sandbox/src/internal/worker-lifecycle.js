@@ -27,6 +27,7 @@ import {
   workerId,
 } from './worker-thread.js';
 import { pinLocalTimeToUtc } from './utc.js';
+import { evalText, newText } from './utf8.js';
 
 /** @typedef {import('quickjs-emscripten-core').QuickJSRuntime} QuickJSRuntime */
 /** @typedef {import('quickjs-emscripten-core').QuickJSContext} QuickJSContext */
@@ -35,6 +36,9 @@ import { pinLocalTimeToUtc } from './utc.js';
 /** @typedef {import('./protocol.js').StartMessage} StartMessage */
 
 pinLocalTimeToUtc();
+
+/** The kernel's UTF-8 bytes, encoded once per thread (every fresh context evaluates them). */
+const KERNEL_UTF8 = Buffer.from(BOOTSTRAP_SOURCE, 'utf8');
 
 useCompiledEngine(workerData?.wasmModule);
 if (workerData?.engineFollows === true) expectEngine();
@@ -139,7 +143,7 @@ export function beginSlot(entry) {
   // The kernel is trusted and terminates; guest limits apply once a run owns the slot.
   rt.setInterruptHandler(() => owner.run?.shouldInterrupt() ?? false);
   const ctx = rt.newContext();
-  const boot = ctx.evalCode(BOOTSTRAP_SOURCE, 'sandbox-kernel.js', { strict: true });
+  const boot = evalText(ctx, KERNEL_UTF8, 'sandbox-kernel.js', { strict: true });
   if (boot.error) {
     boot.error.dispose();
     ctx.dispose();
@@ -253,7 +257,7 @@ export function setUp(run, entry) {
       maxArgBytes: L.maxArgBytes,
       prelude: run.msg.prelude !== null,
     });
-    const configH = ctx.newString(config);
+    const configH = newText(ctx, config);
     run.handles.push(configH);
     // Without a prelude, configure also prepares the api and returns launch (one call less).
     const prepareR = ctx.callFunction(slot.configure, ctx.undefined, configH);
@@ -280,7 +284,7 @@ export function setUp(run, entry) {
     let launch = prepareR.value;
     if (run.msg.prelude !== null) {
       const prepare = prepareR.value;
-      const pr = ctx.evalCode(`(${run.msg.prelude}\n)`, 'prelude.js', { strict: true });
+      const pr = evalText(ctx, `(${run.msg.prelude}\n)`, 'prelude.js', { strict: true });
       if (pr.error) {
         const d = describeError(pr.error);
         return fail(
@@ -312,7 +316,7 @@ export function setUp(run, entry) {
     /** @type {QuickJSHandle | undefined} */
     let aloneError;
     if (!knownToParse(source)) {
-      const alone = ctx.evalCode(source, 'workflow.js', { strict: true, compileOnly: true });
+      const alone = evalText(ctx, source, 'workflow.js', { strict: true, compileOnly: true });
       if (alone.error === undefined) {
         alone.value.dispose();
         rememberParsed(source);
@@ -325,7 +329,7 @@ export function setUp(run, entry) {
     const wrapped = `(function () { 'use strict';\n${source}\n;return typeof run === 'function' ? run : undefined; })()`;
     const guest =
       aloneError === undefined
-        ? ctx.evalCode(wrapped, 'workflow.js', { strict: true })
+        ? evalText(ctx, wrapped, 'workflow.js', { strict: true })
         : { error: aloneError };
     if (guest.error) {
       if (run.killed !== null) {
@@ -347,7 +351,7 @@ export function setUp(run, entry) {
     }
     const runFn = guest.value;
     run.handles.push(runFn);
-    const argsH = ctx.newString(run.msg.argsText);
+    const argsH = newText(ctx, run.msg.argsText);
     run.handles.push(argsH);
     const started = ctx.callFunction(launch, ctx.undefined, runFn, argsH);
     if (started.error) {
