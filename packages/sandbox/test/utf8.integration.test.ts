@@ -3,7 +3,7 @@
 import variant from '@jitl/quickjs-wasmfile-release-sync';
 import { newQuickJSWASMModuleFromVariant, type QuickJSContext } from 'quickjs-emscripten-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { evalText, newText, utf8Length } from '../src/internal/utf8.js';
+import { evalText, newText, readUtf8, utf8Length } from '../src/internal/utf8.js';
 
 let ctx: QuickJSContext;
 let dispose: () => void;
@@ -88,5 +88,38 @@ describe('newText', () => {
   it('counts UTF-8 bytes, and refuses only ill-formed text', () => {
     expect(utf8Length('é✓𝄞')).toBe(2 + 3 + 4);
     expect(utf8Length('a\uD800')).toBe(-1);
+  });
+});
+
+describe('readUtf8', () => {
+  it('reads what UTF8ToString reads, megabytes and malformed bytes included', () => {
+    const c = ctx as unknown as {
+      module: {
+        HEAPU8: Uint8Array;
+        UTF8ToString(p: number): string;
+        _malloc(n: number): number;
+        _free(p: number): void;
+      };
+      ffi: {
+        QTS_GetString(ctx: number, v: number): number;
+        QTS_FreeCString(ctx: number, p: number): void;
+      };
+      ctx: { value: number };
+    };
+    const texts = [...TEXTS, 'é✓𝄞'.repeat(300_000)];
+    for (const text of texts) {
+      const h = ctx.newString(text);
+      const p = c.ffi.QTS_GetString(c.ctx.value, h.value);
+      expect(readUtf8(c.module, p)).toBe(c.module.UTF8ToString(p));
+      c.ffi.QTS_FreeCString(c.ctx.value, p);
+      h.dispose();
+    }
+    // Bytes no encoder writes (a truncated sequence, a stray continuation byte): U+FFFD alike.
+    const p = c.module._malloc(8);
+    c.module.HEAPU8.set([0x61, 0xe2, 0x9c, 0x62, 0x80, 0x63, 0], p);
+    expect(readUtf8(c.module, p)).toBe(c.module.UTF8ToString(p));
+    expect(readUtf8(c.module, p)).toBe('a\uFFFDb\uFFFDc');
+    c.module._free(p);
+    expect(readUtf8(c.module, 0)).toBe('');
   });
 });

@@ -1,6 +1,6 @@
 // Direct FFI for the host-call hot path (deliver, pump, drain) over pinned quickjs internals.
 // @ts-check
-import { utf8Length, writeUtf8 } from './utf8.js';
+import { readUtf8, utf8Length, writeUtf8 } from './utf8.js';
 
 /** @typedef {import('quickjs-emscripten-core').QuickJSRuntime} QuickJSRuntime */
 /** @typedef {import('quickjs-emscripten-core').QuickJSContext} QuickJSContext */
@@ -183,7 +183,7 @@ export class FastPath {
     let out = '';
     if (isString) {
       const sPtr = ffi.QTS_GetString(ctxPtr, r);
-      out = M.UTF8ToString(sPtr);
+      out = readUtf8(M, sPtr);
       ffi.QTS_FreeCString(ctxPtr, sPtr);
     }
     ffi.QTS_FreeValuePointer(ctxPtr, r);

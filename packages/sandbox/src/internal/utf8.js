@@ -13,6 +13,7 @@
 /** @typedef {import('quickjs-emscripten-core').QuickJSHandle} QuickJSHandle */
 
 const encoder = new TextEncoder();
+const decoder = new TextDecoder();
 // QuickJS's JS_EVAL_FLAG_STRICT and JS_EVAL_FLAG_COMPILE_ONLY (quickjs.h; EvalFlags in
 // @jitl/quickjs-ffi-types).
 const EVAL_STRICT = 8;
@@ -100,4 +101,19 @@ export function newText(ctx, text) {
     M._free(ptr);
   }
   return c.memory.heapValueHandle(value);
+}
+
+/**
+ * M.UTF8ToString(ptr): the NUL-terminated UTF-8 text at `ptr`, decoded as emscripten does (a
+ * TextDecoder, malformed bytes as U+FFFD), with the terminator found by the native
+ * TypedArray#indexOf instead of emscripten's byte-at-a-time JavaScript loop (run results and
+ * call inputs can be megabytes).
+ * @param {any} M the emscripten module
+ * @param {number} ptr
+ */
+export function readUtf8(M, ptr) {
+  if (ptr === 0) return '';
+  const heap = /** @type {Uint8Array} */ (M.HEAPU8);
+  const end = heap.indexOf(0, ptr);
+  return decoder.decode(heap.subarray(ptr, end < 0 ? heap.length : end));
 }
