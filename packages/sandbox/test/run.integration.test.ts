@@ -64,6 +64,22 @@ describe('run', () => {
     expect(value(o)).toEqual(['ü😀中|ß', 'é✓', 3, 3]);
   });
 
+  it('runs a program of lone surrogates, NULs and 1 MB of text beside an innocent one', async () => {
+    const innocent = 'async function run(api) { return (await api.x(41)) + 1; }';
+    const x = (v: unknown) => v;
+    // The characters themselves in the source, not escapes: lone surrogates around a NUL.
+    const hostile = `async function run() { return ['\uD800${'\u0000'}\uDC00'.charCodeAt(0), '${'é'.repeat(500_000)}'.length]; }`;
+    const [h, a] = await Promise.all([
+      sb.run({ source: hostile, capabilities: {} }),
+      sb.run({ source: innocent, capabilities: { x } }),
+    ]);
+    expect(value(a)).toBe(42);
+    // Ill-formed text keeps the library's own path: the lone surrogate reaches the program as is.
+    expect(h.status).toBe('completed');
+    expect(value(h)).toEqual([0xd800, 500_000]);
+    expect(value(await sb.run({ source: innocent, capabilities: { x } }))).toBe(42);
+  });
+
   it('returns undefined when run() returns nothing', async () => {
     const o = await sb.run({ source: 'async function run() {}', capabilities: {} });
     expect(o.status).toBe('completed');

@@ -44,6 +44,28 @@ export function writeUtf8(M, text, ptr, n) {
 }
 
 /**
+ * `use(ptr)` with `code` written natively at `ptr` (`n` = its UTF-8 length) for the call, then
+ * freed; undefined when the text cannot take this path (n < 0: a lone surrogate) or there is no
+ * memory for the copy: the caller then takes the library's own path (and its error).
+ * @template T
+ * @param {any} M the emscripten module
+ * @param {string | Uint8Array} code
+ * @param {number} n
+ * @param {(ptr: number) => T} use
+ * @returns {T | undefined}
+ */
+function withText(M, code, n, use) {
+  const ptr = n < 0 ? 0 : M._malloc(n + 1);
+  if (ptr === 0) return undefined;
+  try {
+    writeUtf8(M, code, ptr, n);
+    return use(ptr);
+  } finally {
+    M._free(ptr);
+  }
+}
+
+/**
  * ctx.evalCode(code, filename, options), with the code written natively. `code` may be given as
  * UTF-8 bytes (the kernel, encoded once per thread).
  * @param {QuickJSContext} ctx
@@ -53,25 +75,17 @@ export function writeUtf8(M, text, ptr, n) {
  * @returns {{ value: QuickJSHandle, error?: undefined } | { error: QuickJSHandle, value?: undefined }}
  */
 export function evalText(ctx, code, filename, options) {
-  const n = typeof code === 'string' ? utf8Length(code) : code.length;
   const c = /** @type {any} */ (ctx);
-  const M = c.module;
-  const ptr = n < 0 ? 0 : M._malloc(n + 1);
-  // A lone surrogate, or no memory for the copy: the library's own path (and its error).
-  if (ptr === 0)
-    return ctx.evalCode(
-      typeof code === 'string' ? code : Buffer.from(code).toString('utf8'),
-      filename,
-      options,
-    );
-  const flags = (options.strict ? EVAL_STRICT : 0) | (options.compileOnly ? EVAL_COMPILE_ONLY : 0);
   const ctxPtr = c.ctx.value;
-  let resultPtr;
-  try {
-    writeUtf8(M, code, ptr, n);
-    resultPtr = c.ffi.QTS_Eval(ctxPtr, ptr, n, filename, 0, flags);
-  } finally {
-    M._free(ptr);
+  const n = typeof code === 'string' ? utf8Length(code) : code.length;
+  const flags = (options.strict ? EVAL_STRICT : 0) | (options.compileOnly ? EVAL_COMPILE_ONLY : 0);
+  /** @type {number | undefined} */
+  const resultPtr = withText(c.module, code, n, (ptr) =>
+    c.ffi.QTS_Eval(ctxPtr, ptr, n, filename, 0, flags),
+  );
+  if (resultPtr === undefined) {
+    const text = typeof code === 'string' ? code : Buffer.from(code).toString('utf8');
+    return ctx.evalCode(text, filename, options);
   }
   const errorPtr = c.ffi.QTS_ResolveException(ctxPtr, resultPtr);
   if (errorPtr) {
@@ -88,19 +102,12 @@ export function evalText(ctx, code, filename, options) {
  * @returns {QuickJSHandle}
  */
 export function newText(ctx, text) {
-  const n = utf8Length(text);
   const c = /** @type {any} */ (ctx);
-  const M = c.module;
-  const ptr = n < 0 ? 0 : M._malloc(n + 1);
-  if (ptr === 0) return ctx.newString(text);
-  let value;
-  try {
-    writeUtf8(M, text, ptr, n);
-    value = c.ffi.QTS_NewString(c.ctx.value, ptr);
-  } finally {
-    M._free(ptr);
-  }
-  return c.memory.heapValueHandle(value);
+  /** @type {number | undefined} */
+  const value = withText(c.module, text, utf8Length(text), (ptr) =>
+    c.ffi.QTS_NewString(c.ctx.value, ptr),
+  );
+  return value === undefined ? ctx.newString(text) : c.memory.heapValueHandle(value);
 }
 
 /**
