@@ -1,9 +1,15 @@
 // `wf worker --restate` and `wf run --engine restate` through the real bin against a real Restate
-// server (issue 15): the worker registers, the run completes on it, and the worker's run store
-// mirror makes it visible to `wf runs` and `wf show` in the worker's directory. Bad flags exit 2.
+// server (one for the file): the worker registers, the run completes on it and is in the worker's
+// run store; a run means the same on both engines (seed, delay and limits reach the workers); a
+// wrong URL, a server down, unreachable or not Restate, and a server without a worker each end in
+// a named error with exit 69 within seconds; the worker logs one line per run by default.
 import type { ChildProcess } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import { createServer as createTcpServer, type Server as TcpServer } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import {
+  freePort,
   type RestateServer,
   startRestateServer,
 } from '../../../packages/restate/test/helpers/server.js';
@@ -12,6 +18,8 @@ import { json, type Project, startWf, tempProject, waitForOutput, wf } from './h
 let p: Project;
 let server: RestateServer;
 let worker: ChildProcess | undefined;
+let workerErr = '';
+const closers: (() => Promise<void>)[] = [];
 
 beforeAll(async () => {
   p = tempProject();
@@ -19,14 +27,71 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  if (worker && worker.exitCode === null) {
+  if (worker && worker.exitCode === null && worker.signalCode === null) {
     const exited = new Promise((r) => worker?.once('exit', r));
     worker.kill('SIGTERM');
     await exited;
   }
+  await Promise.allSettled(closers.map((c) => c()));
   await server?.stop();
   p?.cleanup();
 });
+
+type Doc = {
+  ok: boolean;
+  runId: string;
+  status: string;
+  engine?: string;
+  result?: unknown;
+  error?: { code: string; message: string; details?: { code?: string } };
+  exitCode?: number;
+};
+
+const onRestate = (target: string, extra: string[] = []) =>
+  wf(['run', target, '--engine', 'restate', '--restate', server.ingress, '--json', ...extra], p);
+
+/** A port where an HTTP server answers every request 404 (not Restate). */
+async function notRestate(): Promise<string> {
+  const s: Server = createServer((_, res) => {
+    res.writeHead(404, { 'content-type': 'text/html' });
+    res.end('<h1>not here</h1>');
+  });
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
+  closers.push(
+    () =>
+      new Promise((r) => {
+        s.closeAllConnections();
+        s.close(() => r());
+      }),
+  );
+  return `http://127.0.0.1:${(s.address() as AddressInfo).port}`;
+}
+
+/** A port that accepts connections and never answers (a server hung or behind a dead link). */
+async function silent(): Promise<string> {
+  const sockets = new Set<Socket>();
+  const s: TcpServer = createTcpServer((socket) => {
+    sockets.add(socket);
+  });
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
+  closers.push(
+    () =>
+      new Promise((r) => {
+        for (const socket of sockets) socket.destroy();
+        s.close(() => r());
+      }),
+  );
+  return `http://127.0.0.1:${(s.address() as AddressInfo).port}`;
+}
+
+function unavailable(result: Awaited<ReturnType<typeof wf>>, code: string): void {
+  expect(result.code, result.stderr).toBe(69);
+  expect(json(result)).toMatchObject({
+    ok: false,
+    error: { code: 'WF_CLI_ENGINE_UNAVAILABLE', details: { code } },
+    exitCode: 69,
+  });
+}
 
 it('refuses an unknown engine and a worker without --restate (exit 2)', async () => {
   const bad = await wf(['run', 'parallel-investigation', '--engine', 'bogus', '--json'], p);
@@ -37,17 +102,76 @@ it('refuses an unknown engine and a worker without --restate (exit 2)', async ()
   expect(noUrl.stdout).toContain('--restate');
 }, 60_000);
 
+// Each of these waited up to 120 s in silence, then said "a bug in wf" (exit 70); the test's
+// 30 s bound is what fails fast means here.
+it('a wrong URL, a server that is down, silent or not Restate: exit 69 with the reason', async () => {
+  const down = `http://127.0.0.1:${await freePort()}`;
+  const [refused, hung, other, admin, workerDown] = await Promise.all([
+    wf(['run', 'parallel-investigation', '--engine', 'restate', '--restate', down, '--json'], p),
+    wf(
+      [
+        'run',
+        'parallel-investigation',
+        '--engine',
+        'restate',
+        '--restate',
+        await silent(),
+        '--json',
+      ],
+      p,
+    ),
+    wf(
+      [
+        'run',
+        'parallel-investigation',
+        '--engine',
+        'restate',
+        '--restate',
+        await notRestate(),
+        '--json',
+      ],
+      p,
+    ),
+    wf(
+      ['run', 'parallel-investigation', '--engine', 'restate', '--restate', server.admin, '--json'],
+      p,
+    ),
+    wf(['worker', '--restate', down, '--json'], p),
+  ]);
+  unavailable(refused, 'WF_RESTATE_UNREACHABLE');
+  expect((json(refused) as Doc).error?.message).toContain('connection refused');
+  unavailable(hung, 'WF_RESTATE_UNREACHABLE');
+  unavailable(other, 'WF_RESTATE_NOT_RESTATE');
+  unavailable(admin, 'WF_RESTATE_NOT_RESTATE');
+  expect((json(admin) as Doc).error?.message).toContain('admin API');
+  // The worker exits instead of serving nobody.
+  unavailable(workerDown, 'WF_RESTATE_UNREACHABLE');
+}, 30_000);
+
+it('a server without a worker: WF_RESTATE_NO_WORKER, exit 69', async () => {
+  unavailable(await onRestate('parallel-investigation'), 'WF_RESTATE_NO_WORKER');
+}, 30_000);
+
+it('a worker whose admin URL is the ingress exits 69 (it cannot register)', async () => {
+  const r = await wf(
+    ['worker', '--restate', server.ingress, '--admin', server.ingress, '--json'],
+    p,
+  );
+  unavailable(r, 'WF_RESTATE_NOT_RESTATE');
+}, 30_000);
+
 it('a run submitted with --engine restate completes on a wf worker and is in its run store', async () => {
+  // Runs without their own delay would take 5 s per child here: wf run sends its own.
   worker = startWf(
-    ['worker', '--restate', server.ingress, '--admin', server.admin, '--delay-ms', '20'],
+    ['worker', '--restate', server.ingress, '--admin', server.admin, '--delay-ms', '5000'],
     p,
   );
+  worker.stderr?.on('data', (d) => {
+    workerErr += String(d);
+  });
   await waitForOutput(worker, 'stderr', (t) => t.includes('wf worker: serving'), 60_000);
-  const ran = await wf(
-    ['run', 'parallel-investigation', '--engine', 'restate', '--restate', server.ingress, '--json'],
-    p,
-  );
-  const doc = json(ran) as { ok: boolean; runId: string; status: string; engine: string };
+  const ran = await onRestate('parallel-investigation', ['--delay-ms', '0']);
+  const doc = json(ran) as Doc;
   expect(ran.code, ran.stderr).toBe(0);
   expect(doc).toMatchObject({ ok: true, status: 'completed', engine: 'restate' });
   const runs = json(await wf(['runs', '--json'], p)) as {
@@ -57,3 +181,66 @@ it('a run submitted with --engine restate completes on a wf worker and is in its
   const shown = await wf(['show', doc.runId, '--json'], p);
   expect(shown.code).toBe(0);
 }, 120_000);
+
+it('the same seed gives the embedded engine result on Restate, for several seeds', async () => {
+  for (const seed of ['1', '7', '42']) {
+    const flags = ['--seed', seed, '--delay-ms', '0'];
+    const embedded = json(
+      await wf(['run', 'parallel-investigation', '--json', '--no-progress', ...flags], p),
+    ) as Doc;
+    const restate = json(await onRestate('parallel-investigation', flags)) as Doc;
+    expect(embedded.status).toBe('completed');
+    expect(restate.status, `seed ${seed}`).toBe('completed');
+    expect(JSON.stringify(restate.result), `seed ${seed}`).toBe(JSON.stringify(embedded.result));
+  }
+  // Seeds that differ give different results (the comparison above can fail).
+  const one = json(await onRestate('parallel-investigation', ['--seed', '1', '--delay-ms', '0']));
+  const two = json(await onRestate('parallel-investigation', ['--seed', '2', '--delay-ms', '0']));
+  expect(JSON.stringify(one.result)).not.toBe(JSON.stringify(two.result));
+}, 180_000);
+
+it('--delay-ms reaches the worker: its children take the run delay, not the worker default', async () => {
+  const ran = json(await onRestate('parallel-investigation', ['--delay-ms', '20'])) as Doc;
+  expect(ran.status).toBe('completed');
+  const shown = json(await wf(['show', ran.runId, '--json'], p)) as {
+    agents: { durationMs?: number }[];
+  };
+  expect(shown.agents.length).toBeGreaterThan(0);
+  // jitter gives 0.5x-2x the base: the worker's 5000 ms would be at least 2500 ms per child.
+  for (const a of shown.agents) expect(a.durationMs).toBeLessThan(2_500);
+}, 120_000);
+
+it('the limit flags mean the same on both engines (max agents, token budget, child wall)', async () => {
+  const plain = json(
+    await wf(['run', 'parallel-investigation', '--json', '--no-progress', '--delay-ms', '300'], p),
+  ) as Doc;
+  for (const flags of [
+    ['--max-agents', '2'],
+    ['--token-budget', '50'],
+    ['--child-wall-ms', '1'],
+  ]) {
+    const all = ['--delay-ms', '300', ...flags];
+    const embedded = json(
+      await wf(['run', 'parallel-investigation', '--json', '--no-progress', ...all], p),
+    ) as Doc;
+    const restate = json(await onRestate('parallel-investigation', all)) as Doc;
+    const both = `${flags.join(' ')}: ${JSON.stringify({ embedded, restate }).slice(0, 3000)}`;
+    // Each flag changes the embedded run, so the same outcome on Restate means it arrived there.
+    expect(JSON.stringify([embedded.status, embedded.result]), both).not.toBe(
+      JSON.stringify([plain.status, plain.result]),
+    );
+    expect(restate.status, both).toBe(embedded.status);
+    expect(restate.error?.code, both).toBe(embedded.error?.code);
+    expect(JSON.stringify(restate.result), both).toBe(JSON.stringify(embedded.result));
+  }
+}, 180_000);
+
+it('the worker logs one line per run by default (no SDK lines per child)', () => {
+  // After the serving line (the SDK's one warning about unsigned requests comes before it):
+  // one line per run, nothing else.
+  const after = workerErr.slice(workerErr.indexOf('wf worker: serving'));
+  const lines = after.split('\n').filter((l) => l.trim() !== '');
+  const runLines = lines.filter((l) => l.startsWith('wf worker: run '));
+  expect(runLines.length).toBeGreaterThanOrEqual(6);
+  expect(lines.length, workerErr).toBe(runLines.length + 1);
+});

@@ -1,6 +1,8 @@
 // @wf/restate: durable, distributed execution of @wf runs on Restate (issue 15). One run is one
 // WfRun workflow invocation; its children are WfAgent invocations; the guest runs in @wf/sandbox
 // exactly as with the embedded engine.
+// First: the SDK reads its log level when it loads, and client.ts loads it through blobs.ts.
+import './internal/sdk-setup.js';
 
 export type { RunSubmission, SubmitOptions } from './client.js';
 export { awaitRun, submitRun } from './client.js';
@@ -15,6 +17,8 @@ export {
   RUN_SERVICE,
   SEMAPHORE_OBJECT,
 } from './internal/names.js';
+export { probeAdmin, probeIngress } from './internal/probe.js';
+export type { AgentInvocation, AgentSettings, RunLimits } from './internal/services.js';
 export type { RestateWorker, RestateWorkerOptions } from './worker.js';
 export {
   DEFAULT_ANSWER_BY_REFERENCE_BYTES,

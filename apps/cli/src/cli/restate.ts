@@ -3,11 +3,14 @@
 // the runs it executes in this directory's run store (the mirror `wf runs/show/report` read);
 // `run` submits a run to the server and follows it to its end. @wf/restate is loaded only here.
 import { randomUUID } from 'node:crypto';
+import { statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { AgentProvider, RunRecorder } from '@wf/engine';
 import { type CliContext, printJson, printLine, printNote } from './context.js';
 import { CliError, EXIT, type ExitCode } from './errors.js';
-import { jitter } from './run-verb.js';
+import { DEFAULT_DELAY_MS, DEFAULT_SEED, simulatedAgents } from './run-verb.js';
 import { workflowResolver } from './shipped.js';
-import { openProjectCatalog, openProjectStore } from './workspace.js';
+import { openProjectCatalog, openProjectStore, protectedRoots } from './workspace.js';
 
 export interface WorkerOptions {
   readonly restate?: string;
@@ -17,6 +20,8 @@ export interface WorkerOptions {
   readonly concurrency?: string;
   readonly semaphoreShards?: string;
   readonly delayMs?: string;
+  readonly workspace?: string;
+  readonly verbose?: boolean;
 }
 
 function need(url: string | undefined, flag: string): string {
@@ -46,40 +51,150 @@ function adminNextTo(ingress: string): string {
   return u.toString().replace(/\/+$/, '');
 }
 
+const UNAVAILABLE_HINTS: Record<string, string> = {
+  WF_RESTATE_UNREACHABLE:
+    'start the server (README, "Scaling out") and check the URL: the ingress is port 8080 by default, the admin API 9070',
+  WF_RESTATE_NOT_RESTATE: '--restate takes the Restate ingress URL (port 8080 by default)',
+  WF_RESTATE_NO_WORKER: 'start a worker first: ./wf worker --restate <ingress URL>',
+};
+
+/**
+ * @wf/restate's errors as the CLI's: a server that is unreachable, not Restate or without a
+ * worker exits 69 (WF_CLI_ENGINE_UNAVAILABLE, the Restate code in the message and details); bad
+ * options are usage errors. Anything else is left as it is.
+ */
+function cliErrorOf(e: unknown): unknown {
+  const code = (e as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string' || !code.startsWith('WF_RESTATE_') || CliError.is(e)) return e;
+  const message = String((e as Error).message);
+  if (code === 'WF_RESTATE_INVALID_OPTIONS')
+    return new CliError('WF_CLI_USAGE', message, { cause: e });
+  const hint = UNAVAILABLE_HINTS[code];
+  return new CliError('WF_CLI_ENGINE_UNAVAILABLE', `${code}: ${message}`, {
+    ...(hint ? { hint } : {}),
+    details: { code },
+    cause: e,
+  });
+}
+
+async function restateCall<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (e) {
+    throw cliErrorOf(e);
+  }
+}
+
+/** Settings a submitted run carries to its children (untrusted on the way back: checked). */
+function settingsOf(settings: { readonly [key: string]: unknown }, fallbackDelay: number) {
+  const n = (v: unknown, max: number) =>
+    typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 && v <= max ? v : undefined;
+  return {
+    seed: n(settings.seed, 2 ** 32) ?? DEFAULT_SEED,
+    delayMs: n(settings.delayMs, 3_600_000) ?? fallbackDelay,
+  };
+}
+
+/** A line per child (`--verbose`): which worker ran what, and when it ended. */
+function loggedChildren(ctx: CliContext, inner: AgentProvider): AgentProvider {
+  return {
+    ...inner,
+    async start(request, signal) {
+      const key = `${request.runId}/${request.taskId}`;
+      const t0 = Date.now();
+      printNote(ctx, `wf worker: child ${key} started`);
+      const handle = await inner.start(request, signal);
+      void handle.result.then((r) =>
+        printNote(ctx, `wf worker: child ${key} ${r.status} in ${Date.now() - t0} ms`),
+      );
+      return handle;
+    },
+  };
+}
+
+/** The run store, with one line per run that ends on this worker. */
+function loggedRuns(ctx: CliContext, store: RunRecorder): RunRecorder {
+  const started = new Map<string, number>();
+  return {
+    ...store,
+    begin: (run) => {
+      started.set(run.runId, Date.now());
+      return store.begin(run);
+    },
+    finish: async (runId, record) => {
+      await store.finish(runId, record);
+      const t0 = started.get(runId);
+      started.delete(runId);
+      const took = t0 === undefined ? '' : `, ${((Date.now() - t0) / 1000).toFixed(1)} s here`;
+      printNote(
+        ctx,
+        `wf worker: run ${runId} ${record.status}${record.error ? ` (${record.error.code})` : ''}: ${record.cost.agentsStarted} agents${took}`,
+      );
+    },
+  };
+}
+
+function workspaceOf(ctx: CliContext, dir: string | undefined): string | undefined {
+  if (dir === undefined) return undefined;
+  const root = resolve(ctx.cwd, dir);
+  let ok = false;
+  try {
+    ok = statSync(root).isDirectory();
+  } catch {
+    ok = false;
+  }
+  if (!ok) throw new CliError('WF_CLI_USAGE', `--workspace ${dir}: not a directory (${root})`);
+  return root;
+}
+
 export async function workerCommand(ctx: CliContext, options: WorkerOptions): Promise<ExitCode> {
   const ingress = need(options.restate, '--restate');
+  const workspace = workspaceOf(ctx, options.workspace);
+  const delayMs = int(options.delayMs, '--delay-ms', DEFAULT_DELAY_MS);
+  // The SDK reads its log level once, when it loads: verbose asks for it before the import.
+  if (options.verbose && ctx.env.RESTATE_LOGGING === undefined)
+    process.env.RESTATE_LOGGING = 'INFO';
   // ES modules outside the CLI's CommonJS bundle (scripts/bundle.mjs): import(), never require()
   const [{ startRestateWorker }, { createSimulatedAgents }, { createSandbox }] = await Promise.all([
     import('@wf/restate'),
     import('@wf/engine'),
     import('@wf/sandbox'),
   ]);
-  const delayMs = int(options.delayMs, '--delay-ms', 400);
   const store = await openProjectStore(ctx);
   // wf.workflow resolves as with `wf run`: shipped workflows, then this project's catalog
   const catalog = await openProjectCatalog(ctx);
   const sandbox = await createSandbox();
-  const worker = await startRestateWorker({
-    ingress,
-    admin: options.admin ?? adminNextTo(ingress),
-    agents: createSimulatedAgents({ respond: (r) => ({ delayMs: jitter(delayMs, r.taskId) }) }),
-    sandbox,
-    recorder: store,
-    resolveWorkflow: workflowResolver(catalog).nested,
-    deploymentConcurrency: int(options.concurrency, '--concurrency', 16),
-    semaphoreShards: int(options.semaphoreShards, '--semaphore-shards', 1),
-    ...(options.port ? { port: int(options.port, '--port', 0) } : {}),
-    ...(options.advertise ? { advertise: options.advertise } : {}),
-  }).catch(async (e: unknown) => {
+  const children = (settings: { readonly [key: string]: unknown }) => {
+    const s = settingsOf(settings, delayMs);
+    const agents = simulatedAgents(createSimulatedAgents, s.seed, s.delayMs);
+    return options.verbose ? loggedChildren(ctx, agents) : agents;
+  };
+  const worker = await restateCall(() =>
+    startRestateWorker({
+      ingress,
+      admin: options.admin ?? adminNextTo(ingress),
+      agents: children({}),
+      agentsFor: children,
+      sandbox,
+      recorder: loggedRuns(ctx, store),
+      resolveWorkflow: workflowResolver(catalog).nested,
+      deploymentConcurrency: int(options.concurrency, '--concurrency', 16),
+      semaphoreShards: int(options.semaphoreShards, '--semaphore-shards', 1),
+      ...(options.port ? { port: int(options.port, '--port', 0) } : {}),
+      ...(options.advertise ? { advertise: options.advertise } : {}),
+      ...(workspace ? { workspace, readFileDeny: protectedRoots(ctx) } : {}),
+    }),
+  ).catch(async (e: unknown) => {
     await sandbox.close();
     await store.close();
     throw e;
   });
+  for (const warning of worker.warnings) printNote(ctx, `wf worker: warning: ${warning}`);
   if (ctx.json) printJson(ctx, { ok: true, worker: worker.url, ingress });
   else
     printNote(
       ctx,
-      `wf worker: serving ${ingress} at ${worker.url} with simulated agents (Ctrl-C to stop)`,
+      `wf worker: serving ${ingress} at ${worker.url} with simulated agents${workspace ? `, readFile below ${workspace}` : ''} (Ctrl-C to stop)`,
     );
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
@@ -91,30 +206,45 @@ export async function workerCommand(ctx: CliContext, options: WorkerOptions): Pr
   return EXIT.ok;
 }
 
+export interface RestateRun {
+  readonly name: string;
+  readonly workflow: { manifest: unknown; source: string };
+  readonly args: unknown;
+  readonly trust: 'trusted-package' | 'capability-generated';
+  readonly seed: number;
+  readonly delayMs: number;
+  readonly limits: {
+    readonly maxAgents?: number;
+    readonly tokenBudget?: number;
+    readonly wallMs?: number;
+    readonly childWallMs?: number;
+  };
+}
+
 export async function runOnRestate(
   ctx: CliContext,
   ingressFlag: string | undefined,
-  run: {
-    readonly name: string;
-    readonly workflow: { manifest: unknown; source: string };
-    readonly args: unknown;
-    readonly trust: 'trusted-package' | 'capability-generated';
-    readonly seed?: number;
-  },
+  run: RestateRun,
 ): Promise<ExitCode> {
   const ingress = need(ingressFlag, '--restate');
-  const { awaitRun, submitRun } = await import('@wf/restate');
+  const { awaitRun, probeIngress, submitRun } = await import('@wf/restate');
   const runId = `run-${randomUUID()}`;
-  await submitRun(ingress, {
-    runId,
-    workflow: { ...run.workflow, name: run.name },
-    args: run.args,
-    trust: run.trust,
-    ...(run.seed === undefined ? {} : { seed: run.seed }),
+  await restateCall(async () => {
+    // A wrong URL, a server down or not Restate, no worker: said now, not after a silent wait.
+    await probeIngress(ingress, { needWorker: true });
+    await submitRun(ingress, {
+      runId,
+      workflow: { ...run.workflow, name: run.name },
+      args: run.args,
+      trust: run.trust,
+      seed: run.seed,
+      agentSettings: { seed: run.seed, delayMs: run.delayMs },
+      ...(Object.keys(run.limits).length > 0 ? { limits: run.limits } : {}),
+    });
   });
   if (!ctx.json)
     printNote(ctx, `wf run ${run.name}: submitted to Restate as ${runId}; waiting for it`);
-  const done = await awaitRun(ingress, runId);
+  const done = await restateCall(() => awaitRun(ingress, runId));
   if (ctx.json) {
     printJson(ctx, { ok: done.status === 'completed', runId, engine: 'restate', ...done });
   } else {

@@ -20,6 +20,7 @@ Exit codes:
   3    not found (unknown workflow or run id)
   4    conflict (the run is active, the name is taken, the run cannot be resumed)
   5    a corrupt or unreadable run directory
+  69   the Restate server is unreachable, is not Restate, or has no worker
   70   internal error (a bug in wf)
   130  interrupted by Ctrl-C (a run is recorded stopped)
 Every verb takes --json: one JSON document on stdout ({ "ok": ... }), events as JSON Lines.`;
@@ -283,7 +284,15 @@ export const VERBS: readonly VerbSpec[] = [
         '--semaphore-shards <n>',
         'split the deployment cap over N semaphore keys: faster child starts, cap still held (default 1)',
       ),
-      opt('--delay-ms <ms>', 'base duration of a simulated child (default 400)'),
+      opt(
+        '--delay-ms <ms>',
+        'base duration of a simulated child for runs that do not carry one (wf run sends its own; default 400)',
+      ),
+      opt(
+        '--workspace <dir>',
+        "root directory for the runs' wf.readFile (default none: readFile is refused)",
+      ),
+      opt('--verbose', 'log every child and the Restate SDK (default: one line per run)'),
     ],
     async (ctx, _, opts) => (await import('./restate.js')).workerCommand(ctx, opts),
   ),

@@ -5,6 +5,7 @@
 // One object per chunk because Restate hands an object's state to each of its invocations: a
 // whole blob under one key would exceed the limit again. Readers check the size against their
 // bound before fetching and the hash after.
+import './sdk-setup.js';
 import { createHash } from 'node:crypto';
 import * as restate from '@restatedev/restate-sdk';
 import { RestateBackendError } from '../errors.js';

@@ -11,6 +11,7 @@ import type {
 import { type BlobPolicy, type BlobRef, fromRef } from './blobs.js';
 import { callPatiently, httpJson, parseAnswer } from './http.js';
 import { AGENT_OBJECT, agentKey, requestHash } from './names.js';
+import type { AgentInvocation, AgentSettings } from './services.js';
 
 export interface RemoteAgentsOptions {
   readonly ingress: string;
@@ -20,6 +21,8 @@ export interface RemoteAgentsOptions {
   readonly signal: AbortSignal;
   /** Where a large answer stored by reference is fetched from, and its size bound. */
   readonly answers: Pick<BlobPolicy, 'ingress' | 'maxBytes'>;
+  /** The run's agent settings, sent with every child (services.ts AgentInvocation). */
+  readonly settings?: AgentSettings;
 }
 
 export function createRemoteAgents(options: RemoteAgentsOptions): AgentProvider {
@@ -33,12 +36,15 @@ export function createRemoteAgents(options: RemoteAgentsOptions): AgentProvider 
       // The key carries a hash of the request: if a lost attempt had delivered answers in another
       // order than the journal kept, the same task id may now name another request, which must
       // not be answered with the old child's result.
-      const text = JSON.stringify(request);
+      const body: AgentInvocation = options.settings
+        ? { request, settings: options.settings }
+        : { request };
+      const text = JSON.stringify(body);
       const idempotencyKey = `${key}#${requestHash(text)}`;
       const url = `${ingress}/${AGENT_OBJECT}/${encodeURIComponent(key)}/run/send`;
       const answer = await callPatiently(
         `launching ${request.taskId}`,
-        () => httpJson('POST', url, request, { 'idempotency-key': idempotencyKey }, launchSignal),
+        () => httpJson('POST', url, body, { 'idempotency-key': idempotencyKey }, launchSignal),
         anySignal(launchSignal, signal),
       );
       const sent = parseAnswer<{ invocationId: string }>(`launching ${request.taskId}`, answer);

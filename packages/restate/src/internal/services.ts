@@ -46,14 +46,46 @@ export interface RunSubmission {
   readonly startTime: number;
   /** Set for a nested `wf.workflow` run (nested.ts): what its guest sees of the parent. */
   readonly nested?: NestedScope;
-  /** Set for a nested run: what its parent had left. */
-  readonly limits?: { readonly maxAgents: number; readonly tokenBudget?: number };
+  /**
+   * The run's own limits, as the embedded engine's per-run limits (the tighter of these and the
+   * manifest's apply); `maxAgents` also lifts the worker's default cap, as `wf run --max-agents`
+   * does. For a nested run: what its parent had left.
+   */
+  readonly limits?: RunLimits;
+  /**
+   * Settings of the run's children, the same for every child whichever worker runs it: the
+   * worker's `agentsFor` builds its provider from them (the CLI's simulated agents: seed, delay).
+   */
+  readonly agentSettings?: AgentSettings;
+}
+
+/** A submission's per-run limits (absent: the worker's). */
+export interface RunLimits {
+  readonly maxAgents?: number;
+  readonly tokenBudget?: number;
+  readonly wallMs?: number;
+  readonly childWallMs?: number;
+}
+
+/** JSON settings a run carries to the provider of its children. */
+export type AgentSettings = { readonly [key: string]: string | number | boolean | null };
+
+/** What a WfAgent invocation is given: the child's request and its run's agent settings. */
+export interface AgentInvocation {
+  readonly request: AgentRequest;
+  readonly settings?: AgentSettings;
 }
 
 export interface ServicesOptions {
   readonly ingress: string;
   /** Runs the children this worker is handed (simulated agents, a DSH provider...). */
   readonly agents: AgentProvider;
+  /** The provider for a run whose submission carries agent settings; default `agents`. */
+  readonly agentsFor?: (settings: AgentSettings) => AgentProvider;
+  /** Root directory for `wf.readFile`; without it readFile is refused. */
+  readonly workspace?: string;
+  /** `wf.readFile` never reads these roots (the engine's `readFile.deny`). */
+  readonly readFileDeny?: readonly string[];
   readonly sandbox: SandboxLike;
   readonly recorder?: RunRecorder;
   readonly limits?: Partial<EngineLimits>;
@@ -96,6 +128,8 @@ function retryTolerantMirror(inner: RunRecorder, begun: Set<string>): RunRecorde
 
 export function createServices(o: ServicesOptions) {
   const blobs: BlobPolicy = { ingress: o.ingress, ...o.largeAnswers };
+  const providerFor = (settings: AgentSettings | undefined): AgentProvider =>
+    settings && o.agentsFor ? o.agentsFor(settings) : o.agents;
   const begun = new Set<string>();
   const mirror = o.recorder ? retryTolerantMirror(o.recorder, begun) : undefined;
   // Long children and long runs make no Restate command for minutes: without these the server
@@ -158,8 +192,9 @@ export function createServices(o: ServicesOptions) {
     handlers: {
       run: async (
         ctx: restate.ObjectContext,
-        request: AgentRequest,
+        input: AgentInvocation,
       ): Promise<AgentResult | BlobRef> => {
+        const { request, settings } = input;
         const holder = ctx.key;
         const shard = shardOf(holder, capacities.length);
         const slot = ctx.awakeable();
@@ -176,7 +211,7 @@ export function createServices(o: ServicesOptions) {
         // reference is returned.
         const result = await toRef(
           blobs,
-          await runChild(o.agents, request),
+          await runChild(providerFor(settings), request),
           `the answer of ${holder}`,
         );
         ctx.objectSendClient(semaphore, shardKey(shard)).release({ holder });
@@ -257,6 +292,7 @@ export function createServices(o: ServicesOptions) {
           (error) => failRun(error),
           blobs,
         );
+        const agents = providerFor(input.agentSettings);
         const backend: ExecutionBackend = {
           name: 'restate',
           openJournal: async (_id, fail) => {
@@ -265,10 +301,11 @@ export function createServices(o: ServicesOptions) {
           },
           agents: createRemoteAgents({
             ingress: o.ingress,
-            name: `restate:${o.agents.name}`,
-            capabilities: o.agents.capabilities,
+            name: `restate:${agents.name}`,
+            capabilities: agents.capabilities,
             signal: attempt,
             answers: blobs,
+            ...(input.agentSettings ? { settings: input.agentSettings } : {}),
           }),
           // The cap is the WfSemaphore each WfAgent invocation takes (shared by all workers).
           deployment: { acquire: async () => () => {} },
@@ -277,15 +314,18 @@ export function createServices(o: ServicesOptions) {
             trust: input.trust,
             signal: attempt,
             answers: blobs,
+            ...(input.agentSettings ? { agentSettings: input.agentSettings } : {}),
           }),
         };
         const engine = createEngine({
-          agents: o.agents,
+          agents,
           backend,
           sandbox: o.sandbox,
           ...(mirror ? { recorder: mirror } : {}),
-          ...(o.limits ? { limits: o.limits } : {}),
+          ...engineLimits(o.limits, input.limits),
           ...(o.resolveWorkflow ? { resolveWorkflow: o.resolveWorkflow } : {}),
+          ...(o.workspace ? { workspace: o.workspace } : {}),
+          ...(o.readFileDeny ? { readFile: { deny: o.readFileDeny } } : {}),
         });
         let handle: Awaited<ReturnType<typeof engine.start>>;
         try {
@@ -323,6 +363,20 @@ export function createServices(o: ServicesOptions) {
   });
 
   return [run, agent, journal, semaphore, blobObject] as const;
+}
+
+/**
+ * The engine's limits for one run: the worker's, with the run's `maxAgents` as the cap (as
+ * `wf run --max-agents` sets the embedded engine's), up to a cap the worker itself was given.
+ */
+function engineLimits(
+  worker: Partial<EngineLimits> | undefined,
+  run: RunLimits | undefined,
+): { limits?: Partial<EngineLimits> } {
+  const asked = run?.maxAgents;
+  if (asked === undefined) return worker ? { limits: worker } : {};
+  const maxAgents = worker?.maxAgents === undefined ? asked : Math.min(asked, worker.maxAgents);
+  return { limits: { ...worker, maxAgents } };
 }
 
 async function runChild(agents: AgentProvider, request: AgentRequest): Promise<AgentResult> {
