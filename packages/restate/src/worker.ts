@@ -234,7 +234,8 @@ export async function registerDeployment(admin: string, uri: string): Promise<{ 
     `registering ${uri}`,
     () => httpJson('POST', `${base}/deployments`, { uri, use_http_11: true, force: true }),
     undefined,
-    PROBE_PATIENCE_MS,
+    // A deployment whose workers are still starting answers 5xx: worth a few more seconds.
+    10_000,
   );
   return parseAnswer<{ id: string }>(`registering ${uri}`, answer);
 }

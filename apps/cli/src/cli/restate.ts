@@ -10,7 +10,12 @@ import { type CliContext, printJson, printLine, printNote } from './context.js';
 import { CliError, EXIT, type ExitCode } from './errors.js';
 import { DEFAULT_DELAY_MS, DEFAULT_SEED, simulatedAgents } from './run-verb.js';
 import { workflowResolver } from './shipped.js';
-import { openProjectCatalog, openProjectStore, protectedRoots } from './workspace.js';
+import {
+  openProjectCatalog,
+  openProjectStore,
+  protectedRoots,
+  type RunStore,
+} from './workspace.js';
 
 export interface WorkerOptions {
   readonly restate?: string;
@@ -113,13 +118,17 @@ function loggedChildren(ctx: CliContext, inner: AgentProvider): AgentProvider {
 }
 
 /** The run store, with one line per run that ends on this worker. */
-function loggedRuns(ctx: CliContext, store: RunRecorder): RunRecorder {
+function loggedRuns(ctx: CliContext, store: RunStore): RunRecorder {
   const started = new Map<string, number>();
   return {
     ...store,
     begin: (run) => {
       started.set(run.runId, Date.now());
       return store.begin(run);
+    },
+    beginOrContinue: (run) => {
+      started.set(run.runId, Date.now());
+      return store.beginOrContinue(run);
     },
     finish: async (runId, record) => {
       await store.finish(runId, record);

@@ -103,23 +103,53 @@ export interface ServicesOptions {
 type Waiter = { holder: string; awakeableId: string };
 
 /**
- * The run store mirror as one attempt's engine sees it. Restate retries a run on the worker that
- * served it before (after a server restart, say): the retry's start must not be refused because
- * this process already began that run in its mirror (a disk store or a memory recorder would
- * refuse a second begin and the run would fail for a reason that is not its own).
+ * The run store mirror as one attempt's engine sees it. Restate re-executes a run after its
+ * executor was lost, possibly on a worker whose store already holds it (restarted in place by a
+ * supervisor, or sharing the directory): that attempt continues the recorded run
+ * (`beginOrContinue`), never fails on a second begin. Once an attempt ends (the server lost it)
+ * nothing more it produces is the run's: no event, no finish (the run is detached, the next
+ * attempt records its end); and a continued attempt leaves out what its replay re-emits of the
+ * recorded part (phases, logs and artifacts marked `replayed`), which the log already holds.
  */
-function retryTolerantMirror(inner: RunRecorder, begun: Set<string>): RunRecorder {
+function attemptMirror(inner: RunRecorder, begun: Set<string>, attempt: AbortSignal): RunRecorder {
+  let continued = false;
+  const over = () => attempt.aborted;
   return {
     begin: async (run) => {
-      if (begun.has(run.runId)) return;
-      await inner.begin(run);
+      if (inner.beginOrContinue) {
+        continued = (await inner.beginOrContinue(run)).continued;
+      } else if (begun.has(run.runId)) {
+        continued = true;
+        return;
+      } else await inner.begin(run);
       begun.add(run.runId);
+      attempt.addEventListener('abort', () => void inner.detach?.(run.runId).catch(() => {}), {
+        once: true,
+      });
     },
-    event: (e) => inner.event(e),
-    journal: (runId, entry, text) => inner.journal(runId, entry, text),
-    artifact: (runId, name, value) => inner.artifact(runId, name, value),
-    update: (runId, patch) => inner.update(runId, patch),
-    finish: (runId, record) => inner.finish(runId, record),
+    event: (e) => {
+      if (over()) return;
+      if (continued && (e.data as { replayed?: unknown } | undefined)?.replayed === true) return;
+      inner.event(e);
+    },
+    journal: (runId, entry, text) => {
+      if (!over()) inner.journal(runId, entry, text);
+    },
+    artifact: (runId, name, value) =>
+      continued
+        ? inner.artifact(runId, name, value).catch((e: unknown) => {
+            // written by an earlier attempt: the same artifact
+            if ((e as { code?: unknown })?.code === 'WF_CATALOG_RUN_ARTIFACT_EXISTS')
+              return { name, ref: '' };
+            throw e;
+          })
+        : inner.artifact(runId, name, value),
+    update: (runId, patch) => {
+      if (!over()) inner.update(runId, patch);
+    },
+    finish: async (runId, record) => {
+      if (!over()) await inner.finish(runId, record);
+    },
     ...(inner.load
       ? { load: (runId: string) => inner.load?.(runId) ?? Promise.resolve(undefined) }
       : {}),
@@ -130,8 +160,8 @@ export function createServices(o: ServicesOptions) {
   const blobs: BlobPolicy = { ingress: o.ingress, ...o.largeAnswers };
   const providerFor = (settings: AgentSettings | undefined): AgentProvider =>
     settings && o.agentsFor ? o.agentsFor(settings) : o.agents;
+  // Runs this process has begun recording: a later attempt here continues them.
   const begun = new Set<string>();
-  const mirror = o.recorder ? retryTolerantMirror(o.recorder, begun) : undefined;
   // Long children and long runs make no Restate command for minutes: without these the server
   // would suspend, abort and retry them (measured: a 10 s ctx.run never completed at 2 s).
   const timeouts = {
@@ -321,7 +351,7 @@ export function createServices(o: ServicesOptions) {
           agents,
           backend,
           sandbox: o.sandbox,
-          ...(mirror ? { recorder: mirror } : {}),
+          ...(o.recorder ? { recorder: attemptMirror(o.recorder, begun, attempt) } : {}),
           ...engineLimits(o.limits, input.limits),
           ...(o.resolveWorkflow ? { resolveWorkflow: o.resolveWorkflow } : {}),
           ...(o.workspace ? { workspace: o.workspace } : {}),
