@@ -117,18 +117,25 @@ function loggedChildren(ctx: CliContext, inner: AgentProvider): AgentProvider {
   };
 }
 
-/** The run store, with one line per run that ends on this worker. */
-function loggedRuns(ctx: CliContext, store: RunStore): RunRecorder {
+/** The run store, with one line per run that ends on this worker (`--verbose`: and starts). */
+function loggedRuns(ctx: CliContext, store: RunStore, verbose: boolean): RunRecorder {
   const started = new Map<string, number>();
   return {
     ...store,
-    begin: (run) => {
+    begin: async (run) => {
       started.set(run.runId, Date.now());
-      return store.begin(run);
+      await store.begin(run);
+      if (verbose) printNote(ctx, `wf worker: run ${run.runId} started here`);
     },
-    beginOrContinue: (run) => {
+    beginOrContinue: async (run) => {
       started.set(run.runId, Date.now());
-      return store.beginOrContinue(run);
+      const out = await store.beginOrContinue(run);
+      if (verbose)
+        printNote(
+          ctx,
+          `wf worker: run ${run.runId} ${out.continued ? 'continued' : 'started'} here`,
+        );
+      return out;
     },
     finish: async (runId, record) => {
       await store.finish(runId, record);
@@ -185,7 +192,7 @@ export async function workerCommand(ctx: CliContext, options: WorkerOptions): Pr
       agents: children({}),
       agentsFor: children,
       sandbox,
-      recorder: loggedRuns(ctx, store),
+      recorder: loggedRuns(ctx, store, options.verbose === true),
       resolveWorkflow: workflowResolver(catalog).nested,
       deploymentConcurrency: int(options.concurrency, '--concurrency', 16),
       semaphoreShards: int(options.semaphoreShards, '--semaphore-shards', 1),
@@ -251,8 +258,8 @@ export async function runOnRestate(
       ...(Object.keys(run.limits).length > 0 ? { limits: run.limits } : {}),
     });
   });
-  if (!ctx.json)
-    printNote(ctx, `wf run ${run.name}: submitted to Restate as ${runId}; waiting for it`);
+  // On stderr also with --json: the run id is known (and usable) before the run ends.
+  printNote(ctx, `wf run ${run.name}: submitted to Restate as ${runId}; waiting for it`);
   const done = await restateCall(() => awaitRun(ingress, runId));
   if (ctx.json) {
     printJson(ctx, { ok: done.status === 'completed', runId, engine: 'restate', ...done });
