@@ -64,6 +64,7 @@ let workers: Worker[] = [];
 const outputs: Worker[] = [];
 const embedded = new Map<string, string>();
 const takeoverMs: number[] = [];
+const continuedRuns: string[] = [];
 
 async function startWorker(port: number): Promise<Worker> {
   const proc = startWf(
@@ -281,9 +282,28 @@ it.each(CASES)(
       readFileSync(join(p.dir, '.dsh', 'workflow-runs', runId, 'run.json'), 'utf8'),
     );
     expect(run.status).toBe('completed');
+    continuedRuns.push(runId);
   },
   150_000,
 );
+
+it('one view: each run continued after a kill shows whole from Restate, in any directory', async () => {
+  const elsewhere = tempProject();
+  try {
+    for (const runId of continuedRuns) {
+      const shown = json(
+        await wf(['show', runId, '--restate', server.ingress, '--json'], elsewhere),
+      ) as { run: { status: string; attempts: number }; agents: { outcome: string }[] };
+      expect(shown.run.status).toBe('completed');
+      expect(shown.run.attempts).toBeGreaterThanOrEqual(2);
+      expect(shown.agents.length).toBe(CHILDREN);
+      // completed in the attempt that ran it, whichever it was (a replay does not make it cached)
+      for (const a of shown.agents) expect(a.outcome).toBe('completed');
+    }
+  } finally {
+    elsewhere.cleanup();
+  }
+}, 120_000);
 
 it('a worker registering its own address beside the balancer is refused: no failover across addresses', async () => {
   const r = await wf(['worker', '--restate', server.ingress, '--admin', server.admin, '--json'], p);

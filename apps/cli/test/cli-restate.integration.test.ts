@@ -235,6 +235,69 @@ it('the limit flags mean the same on both engines (max agents, token budget, chi
   }
 }, 180_000);
 
+it('one view of a run: the submitter records it, and --restate shows it whole from Restate', async () => {
+  // The submitter's directory is not the worker's.
+  const q = tempProject();
+  try {
+    const ran = await wf(
+      [
+        'run',
+        'parallel-investigation',
+        '--engine',
+        'restate',
+        '--restate',
+        server.ingress,
+        '--json',
+        '--delay-ms',
+        '0',
+      ],
+      q,
+    );
+    const doc = json(ran) as Doc;
+    expect(ran.code, ran.stderr).toBe(0);
+    const mine = json(await wf(['runs', '--json'], q)) as {
+      runs: { runId: string; status: string; agents?: number }[];
+    };
+    const here = mine.runs.find((r) => r.runId === doc.runId);
+    expect(here).toMatchObject({ status: 'completed' });
+    expect(here?.agents).toBeGreaterThan(0);
+    const local = json(await wf(['show', doc.runId, '--json'], q)) as {
+      agents: { outcome: string }[];
+      result: unknown;
+    };
+    expect(JSON.stringify(local.result)).toBe(JSON.stringify(doc.result));
+    // From Restate, anywhere: the same run.
+    const remote = json(
+      await wf(['show', doc.runId, '--restate', server.ingress, '--json'], q),
+    ) as {
+      run: { status: string; engine: string };
+      agents: { outcome: string }[];
+      result: unknown;
+    };
+    expect(remote.run).toMatchObject({ status: 'completed', engine: 'restate' });
+    expect(remote.agents.map((a) => a.outcome)).toEqual(local.agents.map((a) => a.outcome));
+    expect(JSON.stringify(remote.result)).toBe(JSON.stringify(doc.result));
+    const listed = json(
+      await wf(['runs', '--restate', server.ingress, '--admin', server.admin, '--json'], q),
+    ) as { runs: { runId: string; status: string }[] };
+    expect(listed.runs.find((r) => r.runId === doc.runId)?.status).toBe('completed');
+    const events = await wf(['events', doc.runId, '--restate', server.ingress, '--json'], q);
+    const types = events.stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => (JSON.parse(l) as { type: string }).type);
+    expect(types[0]).toBe('workflow-started');
+    expect(types.at(-1)).toBe('workflow-completed');
+    const report = await wf(['report', doc.runId, '--restate', server.ingress, '--json'], q);
+    expect(report.code, report.stderr).toBe(0);
+    // An unknown run is not found (exit 3), on the server as here.
+    const missing = await wf(['show', 'run-nope', '--restate', server.ingress, '--json'], q);
+    expect(missing.code).toBe(3);
+  } finally {
+    q.cleanup();
+  }
+}, 120_000);
+
 it('the worker logs one line per run by default (no SDK lines per child)', () => {
   // After the serving line (the SDK's one warning about unsigned requests comes before it):
   // one line per run, nothing else.

@@ -18,6 +18,8 @@ export {
   SEMAPHORE_OBJECT,
 } from './internal/names.js';
 export { probeAdmin, probeIngress } from './internal/probe.js';
+export type { RestateRun } from './runs.js';
+export { fetchRun, listRuns } from './runs.js';
 export type { AgentInvocation, AgentSettings, RunLimits } from './internal/services.js';
 export type { RestateWorker, RestateWorkerOptions } from './worker.js';
 export {

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createSandbox, type Sandbox } from '@wf/sandbox';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { awaitRun, registerDeployment, submitRun } from '../src/index.js';
+import { awaitRun, probeIngress, registerDeployment, submitRun } from '../src/index.js';
 import { logLines } from './helpers/counted-agents.js';
 import { FLOW_CHILDREN, flowStart, referenceRun } from './helpers/flow.js';
 import { type RestateCluster, startRestateCluster } from './helpers/restate-cluster.js';
@@ -41,6 +41,17 @@ it('SIGKILL of the node leading the run partition mid-run: the run completes wit
   // The worker talks to one surviving node's ingress; the run is submitted through the other's.
   worker = await spawnWorker(near.ingress, log, 250, 16);
   await registerDeployment(near.admin, `http://127.0.0.1:${worker.port}`);
+  // The registration reaches the other nodes' ingresses through the replicated metadata.
+  const known = Date.now() + 30_000;
+  for (;;) {
+    const ok = await probeIngress(far.ingress, { needWorker: true }).then(
+      () => true,
+      () => false,
+    );
+    if (ok) break;
+    if (Date.now() > known) throw new Error(`${far.name} never learnt of the worker`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
   const runId = 'node-loss';
   const reference = await referenceRun(sandbox, runId, 11);
   await submitRun(far.ingress, flowStart(runId, 11));

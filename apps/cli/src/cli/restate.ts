@@ -8,6 +8,7 @@ import { resolve } from 'node:path';
 import type { AgentProvider, RunRecorder } from '@wf/engine';
 import { type CliContext, printJson, printLine, printNote } from './context.js';
 import { CliError, EXIT, type ExitCode } from './errors.js';
+import { adminNextTo, restateCall } from './restate-common.js';
 import { DEFAULT_DELAY_MS, DEFAULT_SEED, simulatedAgents } from './run-verb.js';
 import { workflowResolver } from './shipped.js';
 import {
@@ -47,47 +48,6 @@ function int(value: string | undefined, flag: string, fallback: number): number 
       `${flag} must be a non-negative integer, got ${JSON.stringify(value)}`,
     );
   return n;
-}
-
-/** The admin URL next to an ingress URL: same host, Restate's default admin port 9070. */
-function adminNextTo(ingress: string): string {
-  const u = new URL(ingress);
-  u.port = '9070';
-  return u.toString().replace(/\/+$/, '');
-}
-
-const UNAVAILABLE_HINTS: Record<string, string> = {
-  WF_RESTATE_UNREACHABLE:
-    'start the server (README, "Scaling out") and check the URL: the ingress is port 8080 by default, the admin API 9070',
-  WF_RESTATE_NOT_RESTATE: '--restate takes the Restate ingress URL (port 8080 by default)',
-  WF_RESTATE_NO_WORKER: 'start a worker first: ./wf worker --restate <ingress URL>',
-};
-
-/**
- * @wf/restate's errors as the CLI's: a server that is unreachable, not Restate or without a
- * worker exits 69 (WF_CLI_ENGINE_UNAVAILABLE, the Restate code in the message and details); bad
- * options are usage errors. Anything else is left as it is.
- */
-function cliErrorOf(e: unknown): unknown {
-  const code = (e as { code?: unknown } | null)?.code;
-  if (typeof code !== 'string' || !code.startsWith('WF_RESTATE_') || CliError.is(e)) return e;
-  const message = String((e as Error).message);
-  if (code === 'WF_RESTATE_INVALID_OPTIONS')
-    return new CliError('WF_CLI_USAGE', message, { cause: e });
-  const hint = UNAVAILABLE_HINTS[code];
-  return new CliError('WF_CLI_ENGINE_UNAVAILABLE', `${code}: ${message}`, {
-    ...(hint ? { hint } : {}),
-    details: { code },
-    cause: e,
-  });
-}
-
-async function restateCall<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (e) {
-    throw cliErrorOf(e);
-  }
 }
 
 /** Settings a submitted run carries to its children (untrusted on the way back: checked). */
@@ -261,6 +221,8 @@ export async function runOnRestate(
   // On stderr also with --json: the run id is known (and usable) before the run ends.
   printNote(ctx, `wf run ${run.name}: submitted to Restate as ${runId}; waiting for it`);
   const done = await restateCall(() => awaitRun(ingress, runId));
+  // The submitter's own history: the finished run, whole, from its durable record.
+  await recordHere(ctx, ingress, runId);
   if (ctx.json) {
     printJson(ctx, { ok: done.status === 'completed', runId, engine: 'restate', ...done });
   } else {
@@ -271,4 +233,17 @@ export async function runOnRestate(
     if (done.result !== undefined) printLine(ctx, JSON.stringify(done.result, null, 2));
   }
   return done.status === 'completed' ? EXIT.ok : EXIT.failed;
+}
+
+async function recordHere(ctx: CliContext, ingress: string, runId: string): Promise<void> {
+  const { recordRemoteRun } = await import('./restate-runs.js');
+  let store: RunStore | undefined;
+  try {
+    store = await openProjectStore(ctx);
+    await recordRemoteRun(store, ingress, runId);
+  } catch (e) {
+    printNote(ctx, `wf run: ${runId} is not recorded in this directory: ${(e as Error).message}`);
+  } finally {
+    await store?.close();
+  }
 }

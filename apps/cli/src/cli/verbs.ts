@@ -86,6 +86,17 @@ function simulatedRun(delayHelp: string): OptionSpec[] {
 }
 
 const RUN_ID = required('runId', 'a run id, a display name, or `last`');
+/** The read verbs' other source of runs: a Restate server's durable records. */
+const RESTATE_SOURCE = [
+  opt(
+    '--restate <url>',
+    "read the run's durable record from this Restate ingress (every worker's part of it) instead of this directory",
+  ),
+  opt(
+    '--admin <url>',
+    'with --restate: the admin URL, to list runs (default: the ingress host, port 9070)',
+  ),
+];
 const SCOPE = '--scope <scope>';
 const SCOPE_HELP = 'project or personal (default: wherever the name is found)';
 const str = (p: Positional): string => p as string;
@@ -172,7 +183,7 @@ export const VERBS: readonly VerbSpec[] = [
     'runs',
     'list recent runs recorded in this directory (.dsh/workflow-runs)',
     [],
-    [opt('--limit <n>', 'how many (default 20)'), opt('--all', 'every run')],
+    [opt('--limit <n>', 'how many (default 20)'), opt('--all', 'every run'), ...RESTATE_SOURCE],
     async (ctx, _, opts) => (await runs()).runsCommand(ctx, opts),
   ),
   verb(
@@ -184,6 +195,7 @@ export const VERBS: readonly VerbSpec[] = [
         '--agents',
         `list every agent (by default a run with more than ${SHOW_AGENTS_MAX} is summarised per phase)`,
       ),
+      ...RESTATE_SOURCE,
     ],
     async (ctx, [runId], opts) => (await runs()).showCommand(ctx, str(runId), opts),
   ),
@@ -195,6 +207,7 @@ export const VERBS: readonly VerbSpec[] = [
       opt('--follow', 'keep printing new events until the run ends (Ctrl-C to stop)'),
       opt('--after <seq>', 'only events after this sequence number'),
       opt('--interval-ms <ms>', 'poll interval for --follow (default 200)'),
+      ...RESTATE_SOURCE,
     ],
     async (ctx, [runId], opts) => (await runs()).eventsCommand(ctx, str(runId), opts),
   ),
@@ -202,7 +215,7 @@ export const VERBS: readonly VerbSpec[] = [
     'report',
     'write a self-contained HTML timeline of a run',
     [RUN_ID],
-    [opt('--out <file>', 'where to write it (default <runId>.report.html)')],
+    [opt('--out <file>', 'where to write it (default <runId>.report.html)'), ...RESTATE_SOURCE],
     async (ctx, [runId], opts) => (await runs()).reportCommand(ctx, str(runId), opts),
   ),
   verb(

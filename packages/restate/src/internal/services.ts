@@ -17,14 +17,14 @@ import type {
   SandboxLike,
   Trust,
 } from '@wf/engine';
-import { createEngine } from '@wf/engine';
+import { createEngine, createMemoryRecorder } from '@wf/engine';
 import { type BlobPolicy, type BlobRef, blobObject, toRef } from './blobs.js';
-import { openRestateJournal } from './journal-store.js';
+import { journalObject } from './journal-object.js';
+import { type DurableRecord, openRestateJournal } from './journal-store.js';
 import { createNestedRuns } from './nested.js';
 import { createRemoteAgents } from './remote-agents.js';
 import {
   AGENT_OBJECT,
-  JOURNAL_OBJECT,
   RUN_SERVICE,
   SEMAPHORE_OBJECT,
   shardCapacities,
@@ -156,6 +156,33 @@ function attemptMirror(inner: RunRecorder, begun: Set<string>, attempt: AbortSig
   };
 }
 
+/**
+ * The engine's recorder on Restate: the run's durable record in Restate (start, events, finish:
+ * one view of the run whichever workers execute it) beside this worker's run store mirror.
+ */
+function withRecord(local: RunRecorder, durable: DurableRecord): RunRecorder {
+  return {
+    begin: async (run) => {
+      durable.begin(run);
+      await local.begin(run);
+    },
+    event: (e) => {
+      durable.event(e);
+      local.event(e);
+    },
+    journal: (runId, entry, text) => local.journal(runId, entry, text),
+    artifact: (runId, name, value) => local.artifact(runId, name, value),
+    update: (runId, patch) => local.update(runId, patch),
+    finish: async (runId, record) => {
+      durable.finish(record);
+      await local.finish(runId, record);
+    },
+    ...(local.load
+      ? { load: (runId: string) => local.load?.(runId) ?? Promise.resolve(undefined) }
+      : {}),
+  };
+}
+
 export function createServices(o: ServicesOptions) {
   const blobs: BlobPolicy = { ingress: o.ingress, ...o.largeAnswers };
   const providerFor = (settings: AgentSettings | undefined): AgentProvider =>
@@ -251,59 +278,6 @@ export function createServices(o: ServicesOptions) {
     options: timeouts,
   });
 
-  const journal = restate.object({
-    name: JOURNAL_OBJECT,
-    handlers: {
-      /** Appends consecutive deliveries, keeping those before the first refused one. */
-      append: async (ctx: restate.ObjectContext, batch: JournalEntry[]) => {
-        let count = (await ctx.get<number>('count')) ?? 0;
-        let refused = false;
-        for (const entry of batch) {
-          if (entry.settleSeq <= count) {
-            // The same delivery again (a retried request) is fine; a different one conflicts.
-            const stored = await ctx.get<JournalEntry>(`e${entry.settleSeq}`);
-            if (JSON.stringify(stored) === JSON.stringify(entry)) continue;
-            refused = true;
-            break;
-          }
-          if (entry.settleSeq !== count + 1) {
-            refused = true;
-            break;
-          }
-          ctx.set(`e${entry.settleSeq}`, entry);
-          count = entry.settleSeq;
-        }
-        ctx.set('count', count);
-        return { ok: !refused, count };
-      },
-      /** Entries from `from` on, up to ~8 MiB of JSON (a reply must stay below the limit). */
-      page: restate.handlers.object.shared(
-        async (ctx: restate.ObjectSharedContext, input: { from: number }) => {
-          const count = (await ctx.get<number>('count')) ?? 0;
-          const out: JournalEntry[] = [];
-          let bytes = 0;
-          let i = Math.max(1, Math.floor(Number(input?.from) || 1));
-          for (; i <= count && bytes < 8 * 1024 * 1024; i += 1) {
-            const e = await ctx.get<JournalEntry>(`e${i}`);
-            if (!e) continue;
-            out.push(e);
-            bytes += JSON.stringify(e).length;
-          }
-          return { entries: out, more: i <= count };
-        },
-      ),
-      entries: restate.handlers.object.shared(async (ctx: restate.ObjectSharedContext) => {
-        const count = (await ctx.get<number>('count')) ?? 0;
-        const out: JournalEntry[] = [];
-        for (let i = 1; i <= count; i += 1) {
-          const e = await ctx.get<JournalEntry>(`e${i}`);
-          if (e) out.push(e);
-        }
-        return out;
-      }),
-    },
-  });
-
   const run = restate.workflow({
     name: RUN_SERVICE,
     handlers: {
@@ -351,7 +325,11 @@ export function createServices(o: ServicesOptions) {
           agents,
           backend,
           sandbox: o.sandbox,
-          ...(o.recorder ? { recorder: attemptMirror(o.recorder, begun, attempt) } : {}),
+          recorder: withRecord(
+            // Without a run store, the engine's own in-memory one, as on the embedded engine.
+            o.recorder ? attemptMirror(o.recorder, begun, attempt) : createMemoryRecorder(),
+            journal.recorder,
+          ),
           ...engineLimits(o.limits, input.limits),
           ...(o.resolveWorkflow ? { resolveWorkflow: o.resolveWorkflow } : {}),
           ...(o.workspace ? { workspace: o.workspace } : {}),
@@ -392,7 +370,7 @@ export function createServices(o: ServicesOptions) {
     options: timeouts,
   });
 
-  return [run, agent, journal, semaphore, blobObject] as const;
+  return [run, agent, journalObject, semaphore, blobObject] as const;
 }
 
 /**

@@ -1,0 +1,105 @@
+// Reading a run's durable record from Restate (the WfJournal object): one view of the run,
+// whichever workers executed it (start, every attempt's events, finish), and the runs a server
+// holds (through the admin API's SQL over the services' state).
+import type { RunEvent, RunFinishRecord, RunStartRecord } from '@wf/engine';
+import { RestateBackendError } from './errors.js';
+import { fromRef } from './internal/blobs.js';
+import { callPatiently, checkUrl, httpJson, parseAnswer } from './internal/http.js';
+import type { RunRecord } from './internal/journal-object.js';
+import { isRunId, JOURNAL_OBJECT } from './internal/names.js';
+import { DEFAULT_MAX_ANSWER_BYTES } from './worker.js';
+
+export interface RestateRun {
+  readonly runId: string;
+  readonly start: RunStartRecord;
+  /** Absent while the run has not ended. */
+  readonly finish?: RunFinishRecord;
+  /** Events after `after`, in seq order (every attempt's: a continued attempt's follow). */
+  readonly events: readonly RunEvent[];
+  /** Attempts Restate made of the run (1 when no worker was lost). */
+  readonly attempts: number;
+}
+
+const base = (ingress: string, runId: string) =>
+  `${checkUrl('ingress', ingress)}/${JOURNAL_OBJECT}/${encodeURIComponent(runId)}`;
+
+/**
+ * A run's record from Restate, or undefined when the server holds none under that id. Events
+ * after `after` (default all); a large result stored by reference is fetched and checked.
+ */
+export async function fetchRun(
+  ingress: string,
+  runId: string,
+  options: { after?: number; events?: boolean; maxResultBytes?: number } = {},
+): Promise<RestateRun | undefined> {
+  if (!isRunId(runId)) return undefined;
+  const url = base(ingress, runId);
+  const what = `reading the record of run ${runId}`;
+  const record = parseAnswer<RunRecord>(
+    what,
+    await callPatiently(what, () => httpJson('POST', `${url}/record`, null), undefined, 10_000),
+  );
+  if (!record.start) return undefined;
+  const events: RunEvent[] = [];
+  let after = options.after ?? 0;
+  while (options.events !== false) {
+    const page = parseAnswer<{ events: RunEvent[]; more: boolean }>(
+      what,
+      await callPatiently(
+        what,
+        () => httpJson('POST', `${url}/events`, { after }),
+        undefined,
+        10_000,
+      ),
+    );
+    events.push(...page.events);
+    const last = page.events.at(-1);
+    if (!page.more || !last) break;
+    after = last.seq;
+  }
+  const finish =
+    record.finish?.result === undefined
+      ? record.finish
+      : {
+          ...record.finish,
+          result: await fromRef(
+            {
+              ingress: checkUrl('ingress', ingress),
+              maxBytes: options.maxResultBytes ?? DEFAULT_MAX_ANSWER_BYTES,
+            },
+            record.finish.result,
+            `the result of run ${runId}`,
+          ),
+        };
+  return {
+    runId,
+    start: record.start,
+    ...(finish ? { finish } : {}),
+    events,
+    attempts: record.attempts,
+  };
+}
+
+/** The ids of the runs the server holds a record of (admin API, SQL over the services' state). */
+export async function listRuns(admin: string): Promise<string[]> {
+  const url = `${checkUrl('admin', admin)}/query`;
+  const what = 'listing the runs';
+  const answer = await callPatiently(
+    what,
+    () =>
+      httpJson(
+        'POST',
+        url,
+        {
+          query: `SELECT service_key FROM state WHERE service_name = '${JOURNAL_OBJECT}' AND key = 'start'`,
+        },
+        { accept: 'application/json' },
+      ),
+    undefined,
+    10_000,
+  );
+  const rows = parseAnswer<{ rows?: { service_key?: unknown }[] }>(what, answer).rows;
+  if (!Array.isArray(rows))
+    throw new RestateBackendError('WF_RESTATE_REQUEST_FAILED', `${what}: no rows in the answer`);
+  return rows.map((r) => r.service_key).filter(isRunId);
+}
