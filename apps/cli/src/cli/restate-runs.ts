@@ -3,7 +3,6 @@
 // the shape the run store gives the local verbs; `wf run --engine restate` records the finished
 // run in this directory's store from the same record. @wf/restate is loaded only here.
 import type { RunSnapshot, RunStore } from '@wf/catalog-fs/run-store';
-import type { CliContext } from './context.js';
 import { CliError } from './errors.js';
 import { adminNextTo, cliErrorOf } from './restate-common.js';
 

@@ -9,7 +9,6 @@ import type {
   AgentResult,
   EngineLimits,
   ExecutionBackend,
-  JournalEntry,
   NestedScope,
   ResolvedWorkflow,
   RunDone,
