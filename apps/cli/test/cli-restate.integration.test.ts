@@ -13,7 +13,15 @@ import {
   type RestateServer,
   startRestateServer,
 } from '../../../packages/restate/test/helpers/server.js';
-import { json, type Project, startWf, tempProject, waitForOutput, wf } from './helpers/wf-cli.js';
+import {
+  collect,
+  json,
+  type Project,
+  startWf,
+  tempProject,
+  waitForOutput,
+  wf,
+} from './helpers/wf-cli.js';
 
 let p: Project;
 let server: RestateServer;
@@ -296,6 +304,53 @@ it('one view of a run: the submitter records it, and --restate shows it whole fr
   } finally {
     q.cleanup();
   }
+}, 120_000);
+
+it('wf pause, wf resume --restate and wf stop operate a Restate run; Ctrl-C of wf run stops it', async () => {
+  const submit = () =>
+    startWf(
+      [
+        'run',
+        'parallel-investigation',
+        '--engine',
+        'restate',
+        '--restate',
+        server.ingress,
+        '--json',
+        '--delay-ms',
+        '4000',
+      ],
+      p,
+    );
+  const running = submit();
+  const note = await waitForOutput(running, 'stderr', (t) =>
+    /submitted to Restate as (\S+);/.test(t),
+  );
+  const finished = collect(running, 60_000);
+  const runId = /submitted to Restate as (\S+);/.exec(note)?.[1] as string;
+  const verb = async (name: string) =>
+    json(await wf([name, runId, '--restate', server.ingress, '--json'], p)) as {
+      ok: boolean;
+      control: string;
+    };
+  expect(await verb('pause')).toMatchObject({ ok: true, control: 'paused' });
+  expect(await verb('resume')).toMatchObject({ ok: true, control: 'running' });
+  expect(await verb('stop')).toMatchObject({ ok: true, control: 'stopping' });
+  const result = await finished;
+  expect(json(result)).toMatchObject({ status: 'stopped' });
+  expect(result.code).toBe(1);
+  const missing = await wf(['stop', 'run-nope', '--restate', server.ingress, '--json'], p);
+  expect(missing.code).toBe(3);
+
+  // Ctrl-C: the run is stopped, wf run exits 130.
+  const interrupted = submit();
+  await waitForOutput(interrupted, 'stderr', (t) => t.includes('submitted to Restate'));
+  const ended = collect(interrupted, 60_000);
+  await new Promise((r) => setTimeout(r, 500));
+  interrupted.kill('SIGINT');
+  const out = await ended;
+  expect(out.code, out.stderr).toBe(130);
+  expect(json(out)).toMatchObject({ status: 'stopped' });
 }, 120_000);
 
 it('the worker logs one line per run by default (no SDK lines per child)', () => {

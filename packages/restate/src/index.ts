@@ -17,6 +17,8 @@ export {
   RUN_SERVICE,
   SEMAPHORE_OBJECT,
 } from './internal/names.js';
+export { controlRun } from './internal/control.js';
+export type { RunControl } from './internal/journal-object.js';
 export { probeAdmin, probeIngress } from './internal/probe.js';
 export type { RestateRun } from './runs.js';
 export { fetchRun, listRuns } from './runs.js';

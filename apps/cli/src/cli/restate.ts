@@ -203,7 +203,7 @@ export async function runOnRestate(
   run: RestateRun,
 ): Promise<ExitCode> {
   const ingress = need(ingressFlag, '--restate');
-  const { awaitRun, probeIngress, submitRun } = await import('@wf/restate');
+  const { awaitRun, controlRun, probeIngress, submitRun } = await import('@wf/restate');
   const runId = `run-${randomUUID()}`;
   await restateCall(async () => {
     // A wrong URL, a server down or not Restate, no worker: said now, not after a silent wait.
@@ -220,7 +220,21 @@ export async function runOnRestate(
   });
   // On stderr also with --json: the run id is known (and usable) before the run ends.
   printNote(ctx, `wf run ${run.name}: submitted to Restate as ${runId}; waiting for it`);
-  const done = await restateCall(() => awaitRun(ingress, runId));
+  // Ctrl-C stops the run, as on the embedded engine (its children stop where they run); a
+  // second one leaves at once, the run going on.
+  let interrupted = false;
+  const onSigint = () => {
+    if (interrupted) process.exit(EXIT.interrupted);
+    interrupted = true;
+    printNote(ctx, `wf run: stopping ${runId} (Ctrl-C again to leave it running)`);
+    void controlRun(ingress, runId, { run: 'stopping', reason: 'interrupted (Ctrl-C)' }).catch(
+      () => {},
+    );
+  };
+  process.on('SIGINT', onSigint);
+  const done = await restateCall(() => awaitRun(ingress, runId)).finally(() =>
+    process.off('SIGINT', onSigint),
+  );
   // The submitter's own history: the finished run, whole, from its durable record.
   await recordHere(ctx, ingress, runId);
   if (ctx.json) {
@@ -232,7 +246,50 @@ export async function runOnRestate(
     );
     if (done.result !== undefined) printLine(ctx, JSON.stringify(done.result, null, 2));
   }
+  if (interrupted && done.status === 'stopped') return EXIT.interrupted;
   return done.status === 'completed' ? EXIT.ok : EXIT.failed;
+}
+
+const CONTROL = {
+  pause: { run: 'paused', did: 'paused: no child starts until `wf resume --restate`' },
+  resume: { run: 'running', did: 'resumed' },
+  stop: { run: 'stopping', did: 'stopping: its children are stopped where they run' },
+} as const;
+
+/** `wf pause|resume|stop <runId> --restate URL`: the run's control in Restate. */
+export async function controlCommand(
+  ctx: CliContext,
+  runId: string,
+  what: keyof typeof CONTROL,
+  options: { readonly restate?: string; readonly reason?: string },
+): Promise<ExitCode> {
+  const ingress = need(options.restate, '--restate');
+  const { controlRun, fetchRun, probeIngress } = await import('@wf/restate');
+  return restateCall(async () => {
+    await probeIngress(ingress);
+    const run = await fetchRun(ingress, runId, { events: false });
+    if (!run)
+      throw new CliError('WF_CLI_RUN_NOT_FOUND', `no run ${JSON.stringify(runId)} on ${ingress}`, {
+        hint: '`wf runs --restate <ingress URL>` lists the runs the server holds',
+      });
+    if (run.finish) {
+      const note = `run ${runId} has ended (${run.finish.status}): nothing to ${what}`;
+      if (ctx.json) printJson(ctx, { ok: true, runId, status: run.finish.status, changed: false });
+      else printLine(ctx, note);
+      return EXIT.ok;
+    }
+    const control = await controlRun(ingress, runId, {
+      run: CONTROL[what].run,
+      ...(options.reason === undefined ? {} : { reason: options.reason }),
+    });
+    if (ctx.json) printJson(ctx, { ok: true, runId, control: control.run, changed: true });
+    else
+      printLine(
+        ctx,
+        `run ${runId} ${control.run === 'stopping' && what !== 'stop' ? 'is stopping (a stop is final)' : CONTROL[what].did}`,
+      );
+    return EXIT.ok;
+  });
 }
 
 async function recordHere(ctx: CliContext, ingress: string, runId: string): Promise<void> {

@@ -169,8 +169,31 @@ export const VERBS: readonly VerbSpec[] = [
         'continue a run recorded with real (DSH) agents on simulated ones; the new run is labelled simulated',
       ),
       ...simulatedRun(' that still has to run'),
+      opt('--restate <url>', 'resume a paused run on this Restate ingress (wf pause) instead'),
     ],
-    async (ctx, [runId], opts) => (await run()).resumeCommand(ctx, str(runId), opts),
+    async (ctx, [runId], opts) =>
+      (opts as { restate?: string }).restate
+        ? (await import('./restate.js')).controlCommand(ctx, str(runId), 'resume', opts)
+        : (await run()).resumeCommand(ctx, str(runId), opts),
+  ),
+  verb(
+    'pause',
+    'pause a run on a Restate server: no child starts until `wf resume --restate` (running ones finish)',
+    [required('runId', 'the run id (wf runs --restate lists them)')],
+    [opt('--restate <url>', 'the Restate ingress URL')],
+    async (ctx, [runId], opts) =>
+      (await import('./restate.js')).controlCommand(ctx, str(runId), 'pause', opts),
+  ),
+  verb(
+    'stop',
+    'stop a run on a Restate server: its children are stopped where they run, the run ends stopped',
+    [required('runId', 'the run id (wf runs --restate lists them)')],
+    [
+      opt('--restate <url>', 'the Restate ingress URL'),
+      opt('--reason <text>', 'recorded as why the run stopped'),
+    ],
+    async (ctx, [runId], opts) =>
+      (await import('./restate.js')).controlCommand(ctx, str(runId), 'stop', opts),
   ),
   verb(
     'list',

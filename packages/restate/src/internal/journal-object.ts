@@ -29,6 +29,27 @@ export interface RunRecord {
 
 const PAGE_BYTES = 8 * 1024 * 1024;
 
+/**
+ * What a run is asked to do from outside (wf pause / resume / stop), and the children whose stop
+ * its orchestrator asked for: the workers executing the run and its children read it.
+ */
+export interface RunControl {
+  readonly run: 'running' | 'paused' | 'stopping';
+  readonly reason?: string;
+  /** Task ids of children to stop (wherever they run). */
+  readonly stopped: readonly string[];
+}
+
+export interface ControlChange {
+  readonly run?: 'running' | 'paused' | 'stopping';
+  readonly reason?: string;
+  readonly stop?: readonly string[];
+}
+
+const NO_CONTROL: RunControl = { run: 'running', stopped: [] };
+/** A run stops many children at most its maxAgents: the list is bounded anyway. */
+const MAX_STOPPED = 10_000;
+
 export const journalObject = restate.object({
   name: JOURNAL_OBJECT,
   handlers: {
@@ -98,6 +119,35 @@ export const journalObject = restate.object({
       }
       return out;
     }),
+    /** The run's control (what wf pause / resume / stop asked, and the children to stop). */
+    control: restate.handlers.object.shared(
+      async (ctx: restate.ObjectSharedContext): Promise<RunControl> =>
+        (await ctx.get<RunControl>('control')) ?? NO_CONTROL,
+    ),
+    /** Changes the control; a stopping run stays stopping (a resume does not undo a stop). */
+    setControl: async (ctx: restate.ObjectContext, change: ControlChange): Promise<RunControl> => {
+      const now = (await ctx.get<RunControl>('control')) ?? NO_CONTROL;
+      const run =
+        now.run === 'stopping' || change?.run === undefined
+          ? now.run
+          : (change.run as RunControl['run']);
+      if (!['running', 'paused', 'stopping'].includes(run))
+        throw new restate.TerminalError(`no such control: ${String(change?.run)}`);
+      const stop = Array.isArray(change?.stop)
+        ? change.stop.filter((t) => typeof t === 'string')
+        : [];
+      const next: RunControl = {
+        run,
+        ...(typeof change?.reason === 'string'
+          ? { reason: change.reason.slice(0, 500) }
+          : now.reason === undefined
+            ? {}
+            : { reason: now.reason }),
+        stopped: [...new Set([...now.stopped, ...stop])].slice(0, MAX_STOPPED),
+      };
+      ctx.set('control', next);
+      return next;
+    },
     /** The run's record without its events. */
     record: restate.handlers.object.shared(
       async (ctx: restate.ObjectSharedContext): Promise<RunRecord> => {

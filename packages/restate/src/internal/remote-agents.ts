@@ -9,6 +9,7 @@ import type {
   ProviderCapabilities,
 } from '@wf/engine';
 import { type BlobPolicy, type BlobRef, fromRef } from './blobs.js';
+import { controlRun } from './control.js';
 import { callPatiently, httpJson, parseAnswer } from './http.js';
 import { AGENT_OBJECT, agentKey, requestHash } from './names.js';
 import type { AgentInvocation, AgentSettings } from './services.js';
@@ -48,6 +49,7 @@ export function createRemoteAgents(options: RemoteAgentsOptions): AgentProvider 
       if (launchSignal.aborted || signal.aborted)
         throw new Error(`${request.taskId}: launch aborted`);
       const stopped = new AbortController();
+      let stopReason: string | undefined;
       const waiting = anySignal(stopped.signal, signal);
       const result: Promise<AgentResult> = callPatiently(
         `running ${request.taskId}`,
@@ -62,21 +64,38 @@ export function createRemoteAgents(options: RemoteAgentsOptions): AgentProvider 
             `the answer of ${key}`,
             signal,
           ),
-        (e: unknown) => ({
-          status: 'stopped' as const,
-          text: '',
-          error: {
-            code: 'WF_RESTATE_UNREACHABLE',
-            message: `${request.taskId}: stopped waiting for the child: ${String((e as Error)?.message ?? e)}`,
-          },
-        }),
+        (e: unknown) =>
+          stopReason === undefined
+            ? {
+                status: 'stopped' as const,
+                text: '',
+                error: {
+                  code: 'WF_RESTATE_UNREACHABLE',
+                  message: `${request.taskId}: stopped waiting for the child: ${String((e as Error)?.message ?? e)}`,
+                },
+              }
+            : {
+                status: 'stopped' as const,
+                text: '',
+                error: { code: 'WF_ENGINE_RUN_STOPPED', message: stopReason },
+              },
       );
       return {
         id: idempotencyKey,
         result,
-        // Stops waiting here; the invocation itself runs to its end (README, non-guarantees).
-        stop: () => stopped.abort(new Error('stopped')),
-        dispose: () => {},
+        // Stopped now, as a local child is; the worker running it is asked to stop it too (the
+        // run's control: within its poll interval), which ends its invocation and frees its slot.
+        // Not when this attempt ended: the next one re-attaches to the child.
+        stop: (reason?: string) => {
+          if (signal.aborted) return;
+          stopReason ??= reason ?? 'stopped';
+          void controlRun(ingress, request.runId, { stop: [request.taskId] }, signal).catch(
+            () => {},
+          );
+          stopped.abort(new Error('stopped'));
+        },
+        // The engine disposes after the result, or after its grace for a child that never reports.
+        dispose: () => stopped.abort(new Error('disposed')),
       };
     },
   };

@@ -12,13 +12,15 @@ import type {
   NestedScope,
   ResolvedWorkflow,
   RunDone,
+  RunHandle,
   RunRecorder,
   SandboxLike,
   Trust,
 } from '@wf/engine';
 import { createEngine, createMemoryRecorder } from '@wf/engine';
 import { type BlobPolicy, type BlobRef, blobObject, toRef } from './blobs.js';
-import { journalObject } from './journal-object.js';
+import { createControlWatcher } from './control.js';
+import { journalObject, type RunControl } from './journal-object.js';
 import { type DurableRecord, openRestateJournal } from './journal-store.js';
 import { createNestedRuns } from './nested.js';
 import { createRemoteAgents } from './remote-agents.js';
@@ -184,6 +186,7 @@ function withRecord(local: RunRecorder, durable: DurableRecord): RunRecorder {
 
 export function createServices(o: ServicesOptions) {
   const blobs: BlobPolicy = { ingress: o.ingress, ...o.largeAnswers };
+  const control = createControlWatcher(o.ingress);
   const providerFor = (settings: AgentSettings | undefined): AgentProvider =>
     settings && o.agentsFor ? o.agentsFor(settings) : o.agents;
   // Runs this process has begun recording: a later attempt here continues them.
@@ -267,7 +270,12 @@ export function createServices(o: ServicesOptions) {
         // reference is returned.
         const result = await toRef(
           blobs,
-          await runChild(providerFor(settings), request),
+          await runChild(providerFor(settings), request, (stop) =>
+            // wf stop, or its orchestrator stopping it (wf.stop, a child wall limit): it stops here.
+            control.watch(request.runId, (c) => {
+              if (c.run === 'stopping' || c.stopped.includes(request.taskId)) stop();
+            }),
+          ),
           `the answer of ${holder}`,
         );
         ctx.objectSendClient(semaphore, shardKey(shard)).release({ holder });
@@ -351,7 +359,10 @@ export function createServices(o: ServicesOptions) {
           // A start the engine refuses will be refused on every attempt: do not retry it.
           throw new restate.TerminalError(String((e as Error)?.message ?? e));
         }
+        // wf pause / resume / stop, read now (a continued run keeps what was asked) and polled.
+        const unwatch = control.watch(runId, (c) => applyControl(handle, c), { now: true });
         const done = await handle.done;
+        unwatch();
         // An attempt that lost the server or its journal is not the run's outcome: the next
         // attempt continues from the journal that was kept.
         if (attempt.aborted || journal.broken()) {
@@ -386,12 +397,26 @@ function engineLimits(
   return { limits: { ...worker, maxAgents } };
 }
 
-async function runChild(agents: AgentProvider, request: AgentRequest): Promise<AgentResult> {
+function applyControl(handle: RunHandle, control: RunControl): void {
+  if (control.run === 'stopping')
+    handle.stop(control.reason ?? 'stopped through Restate (wf stop)');
+  else if (control.run === 'paused') handle.pause();
+  else handle.resume();
+}
+
+async function runChild(
+  agents: AgentProvider,
+  request: AgentRequest,
+  watch: (stop: () => void) => () => void,
+): Promise<AgentResult> {
   // Failures are data (the engine's AgentResult contract): a thrown launch must not make Restate
   // retry the child forever.
   try {
     const handle = await agents.start(request, new AbortController().signal);
     let result: AgentResult;
+    const unwatch = watch(
+      () => void Promise.resolve(handle.stop('stopped by its run')).catch(() => {}),
+    );
     try {
       result = await handle.result;
     } catch (e) {
@@ -401,6 +426,7 @@ async function runChild(agents: AgentProvider, request: AgentRequest): Promise<A
         error: { code: 'WF_ENGINE_AGENT_FAILED', message: String((e as Error)?.message ?? e) },
       };
     }
+    unwatch();
     try {
       await handle.dispose();
     } catch {
