@@ -301,6 +301,11 @@ it('one view of a run: the submitter records it, and --restate shows it whole fr
     // An unknown run is not found (exit 3), on the server as here.
     const missing = await wf(['show', 'run-nope', '--restate', server.ingress, '--json'], q);
     expect(missing.code).toBe(3);
+    // Deleted from Restate: gone there, still in the submitter's own store.
+    const del = ['delete-run', doc.runId, '--restate', server.ingress, '--admin', server.admin];
+    expect((await wf([...del, '--json'], q)).code).toBe(0);
+    expect((await wf(['show', doc.runId, '--restate', server.ingress, '--json'], q)).code).toBe(3);
+    expect((await wf(['show', doc.runId, '--json'], q)).code).toBe(0);
   } finally {
     q.cleanup();
   }

@@ -6,7 +6,7 @@ import { RestateBackendError } from './errors.js';
 import { fromRef } from './internal/blobs.js';
 import { callPatiently, checkUrl, httpJson, parseAnswer } from './internal/http.js';
 import type { RunRecord } from './internal/journal-object.js';
-import { isRunId, JOURNAL_OBJECT } from './internal/names.js';
+import { BLOB_OBJECT, isRunId, JOURNAL_OBJECT } from './internal/names.js';
 import { DEFAULT_MAX_ANSWER_BYTES } from './worker.js';
 
 export interface RestateRun {
@@ -82,24 +82,75 @@ export async function fetchRun(
 
 /** The ids of the runs the server holds a record of (admin API, SQL over the services' state). */
 export async function listRuns(admin: string): Promise<string[]> {
+  const keys = await query(
+    admin,
+    `SELECT service_key FROM state WHERE service_name = '${JOURNAL_OBJECT}' AND key = 'start'`,
+  );
+  return keys.filter(isRunId);
+}
+
+/**
+ * Deletes an ended run from Restate: releases the large answers it stored (a blob chunk is
+ * cleared once no run that stored it remains), then clears its journal and record. An active run
+ * is never deleted. Idempotent: a delete interrupted halfway is finished by the next one.
+ */
+export async function deleteRun(
+  ingress: string,
+  admin: string,
+  runId: string,
+): Promise<
+  { deleted: true; blobsReleased: number } | { deleted: false; reason: 'active' | 'not-found' }
+> {
+  const run = await fetchRun(ingress, runId, { events: false });
+  if (!run) return { deleted: false, reason: 'not-found' };
+  if (!run.finish) return { deleted: false, reason: 'active' };
+  const keys = await query(
+    admin,
+    `SELECT service_key FROM state WHERE service_name = '${BLOB_OBJECT}' AND key = 'owners' AND value_utf8 LIKE '%"${runId}"%'`,
+  );
+  const ingressBase = checkUrl('ingress', ingress);
+  for (const key of keys) {
+    const what = `releasing blob ${key} of run ${runId}`;
+    parseAnswer(
+      what,
+      await callPatiently(
+        what,
+        () =>
+          httpJson('POST', `${ingressBase}/${BLOB_OBJECT}/${encodeURIComponent(key)}/release`, {
+            owner: runId,
+          }),
+        undefined,
+        10_000,
+      ),
+    );
+  }
+  const what = `deleting run ${runId}`;
+  const cleared = parseAnswer<{ cleared: boolean }>(
+    what,
+    await callPatiently(
+      what,
+      () => httpJson('POST', `${base(ingress, runId)}/clear`, null),
+      undefined,
+      10_000,
+    ),
+  );
+  return cleared.cleared
+    ? { deleted: true, blobsReleased: keys.length }
+    : { deleted: false, reason: 'active' };
+}
+
+/** The service keys an admin SQL query returns (`SELECT service_key ...`). */
+async function query(admin: string, sql: string): Promise<string[]> {
   const url = `${checkUrl('admin', admin)}/query`;
-  const what = 'listing the runs';
+  const what = 'querying the server state';
   const answer = await callPatiently(
     what,
-    () =>
-      httpJson(
-        'POST',
-        url,
-        {
-          query: `SELECT service_key FROM state WHERE service_name = '${JOURNAL_OBJECT}' AND key = 'start'`,
-        },
-        { accept: 'application/json' },
-      ),
+    () => httpJson('POST', url, { query: sql }, { accept: 'application/json' }),
     undefined,
     10_000,
   );
   const rows = parseAnswer<{ rows?: { service_key?: unknown }[] }>(what, answer).rows;
   if (!Array.isArray(rows))
     throw new RestateBackendError('WF_RESTATE_REQUEST_FAILED', `${what}: no rows in the answer`);
-  return rows.map((r) => r.service_key).filter(isRunId);
+  return rows.map((r) => r.service_key).filter((k): k is string => typeof k === 'string');
 }

@@ -158,3 +158,28 @@ export async function recordRemoteRun(
   await store.finish(runId, run.finish);
   return true;
 }
+
+/** `wf delete-run --restate`: an ended run's journal, record and the answers only it stored. */
+export async function deleteRemoteRun(
+  ingress: string,
+  admin: string | undefined,
+  runId: string,
+): Promise<number> {
+  try {
+    const { deleteRun, probeIngress } = await restate();
+    await probeIngress(ingress);
+    const out = await deleteRun(ingress, admin ?? adminNextTo(ingress), runId);
+    if (out.deleted) return out.blobsReleased;
+    if (out.reason === 'active')
+      throw new CliError(
+        'WF_CLI_RUN_ACTIVE',
+        `run ${runId} has not ended: an active run is never deleted`,
+        {
+          hint: `wait for it to end, or stop it: wf stop ${runId} --restate ${ingress}`,
+        },
+      );
+    throw notFound(runId, ingress);
+  } catch (e) {
+    throw cliErrorOf(e);
+  }
+}

@@ -484,8 +484,15 @@ function eventLine(
 export async function deleteRunCommand(
   ctx: CliContext,
   target: string,
-  options: { force?: boolean },
+  options: { force?: boolean } & RunSource,
 ): Promise<ExitCode> {
+  if (options.restate) {
+    const { deleteRemoteRun } = await import('./restate-runs.js');
+    const released = await deleteRemoteRun(options.restate, options.admin, target);
+    if (ctx.json) printJson(ctx, { ok: true, deleted: target, blobsReleased: released });
+    else printLine(ctx, `deleted run ${target} from Restate (${released} stored answers released)`);
+    return EXIT.ok;
+  }
   const force = options.force === true;
   return withReadStore(ctx, async (store) => {
     const runId = await resolveRunTarget(store, target, { recover: true });

@@ -259,7 +259,14 @@ export const VERBS: readonly VerbSpec[] = [
     'delete-run',
     'delete an ended run (an active run is never deleted)',
     [required('runId', 'a run id')],
-    [opt('--force', 'also delete a stale non-terminal record whose owner is gone')],
+    [
+      opt('--force', 'also delete a stale non-terminal record whose owner is gone'),
+      opt(
+        '--restate <url>',
+        'delete it from this Restate ingress instead: its journal, record and the large answers only it stored',
+      ),
+      opt('--admin <url>', 'with --restate: the admin URL (default: the ingress host, port 9070)'),
+    ],
     async (ctx, [runId], opts) => (await runs()).deleteRunCommand(ctx, str(runId), opts),
   ),
   verb(

@@ -148,6 +148,12 @@ export const journalObject = restate.object({
       ctx.set('control', next);
       return next;
     },
+    /** Forgets an ended run: its journal, record and control (deleteRun). An active run stays. */
+    clear: async (ctx: restate.ObjectContext): Promise<{ cleared: boolean }> => {
+      if (!(await ctx.get('finish'))) return { cleared: false };
+      ctx.clearAll();
+      return { cleared: true };
+    },
     /** The run's record without its events. */
     record: restate.handlers.object.shared(
       async (ctx: restate.ObjectSharedContext): Promise<RunRecord> => {

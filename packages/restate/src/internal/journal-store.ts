@@ -217,7 +217,7 @@ async function storedRecord(
       ? record.finish
       : {
           ...record.finish,
-          result: await toRef(blobs, record.finish.result, `the result of ${runId}`, signal),
+          result: await toRef(blobs, record.finish.result, `the result of ${runId}`, signal, runId),
         };
   return {
     ...(record.events.length > 0 ? { events: record.events } : {}),
@@ -243,12 +243,13 @@ async function requests(
     const what = `delivery #${entry.settleSeq} of ${runId}`;
     const stored: JournalEntry = {
       ...entry,
-      input: await toRef(blobs, entry.input, `the input of ${what}`, signal),
+      input: await toRef(blobs, entry.input, `the input of ${what}`, signal, runId),
       outcome: (await toRef(
         blobs,
         entry.outcome,
         `the answer of ${what}`,
         signal,
+        runId,
       )) as JournalEntry['outcome'],
     };
     const size = Buffer.byteLength(JSON.stringify(stored));

@@ -277,6 +277,8 @@ export function createServices(o: ServicesOptions) {
             }),
           ),
           `the answer of ${holder}`,
+          undefined,
+          request.runId,
         );
         ctx.objectSendClient(semaphore, shardKey(shard)).release({ holder });
         return result;
@@ -374,7 +376,10 @@ export function createServices(o: ServicesOptions) {
         // A large result goes by reference too (awaitRun and a nesting parent fetch it).
         return done.result === undefined
           ? done
-          : { ...done, result: await toRef(blobs, done.result, `the result of ${runId}`, attempt) };
+          : {
+              ...done,
+              result: await toRef(blobs, done.result, `the result of ${runId}`, attempt, runId),
+            };
       },
     },
     options: timeouts,
