@@ -98,6 +98,12 @@ function plantRunJson(runId: string): void {
     JSON.stringify({ ...snap, runId: copy, status: hostile('status') }),
   );
   writeFileSync(join(runDir(copy), 'result.json'), '{}');
+  // Its start record says real agents ran it, under a hostile provider name (wf resume names it).
+  const start = JSON.parse(readFileSync(join(runDir(copy), 'start.json'), 'utf8')) as object;
+  writeFileSync(
+    join(runDir(copy), 'start.json'),
+    JSON.stringify({ ...start, runId: copy, provider: hostile('provider'), simulated: false }),
+  );
   // A planted event: a hostile type and data beside the recorded ones.
   const events = join(runDir(runId), 'events.jsonl');
   const last = readFileSync(events, 'utf8').trim().split('\n').at(-1) ?? '{}';
@@ -149,6 +155,8 @@ async function driveEveryVerb(): Promise<void> {
   await both(['report', completedRun, '--out', `${hostile('report')}.html`]);
   await both(['show', hostile('target')]);
   await both(['resume', completedRun]);
+  await both(['resume', `${completedRun}-planted`]);
+  await both(['resume', `${completedRun}-planted`, '--simulate', '--delay-ms', '0']);
 
   await both(['list']);
   const [, archivedJson] = await both(['archived']);
@@ -188,7 +196,7 @@ afterAll(() => p?.cleanup());
 
 describe('every verb keeps hostile text off the terminal', () => {
   it('printed no raw control and no forged line anywhere', () => {
-    expect(outputs.length).toBeGreaterThan(50);
+    expect(outputs.length).toBeGreaterThan(55);
     // Every offence, so a failure names every path that leaks, not only the first.
     const problems: string[] = [];
     for (const { what, result } of outputs) {
@@ -237,6 +245,10 @@ describe('every verb keeps hostile text off the terminal', () => {
     expect(shown.stdout).toContain('  cost       started\\u001b]0;pwned\\u0007');
     expect(shown.stdout).toContain('  agents     simulated (provider\\u001b]0;pwned');
     expect(output('archived').stdout).toContain('archive\\u001b]0;pwned\\u0007');
+    // wf resume names the provider a planted start record claims, escaped, on the error's line.
+    const mismatch = outputs.find((o) => /^wf resume \S+-planted$/.test(o.what))?.result;
+    expect(mismatch?.stderr).toContain('WF_CLI_RESUME_PROVIDER_MISMATCH: run run-');
+    expect(mismatch?.stderr).toContain('(provider\\u001b]0;pwned\\u0007');
     // A --json document parses to the recorded value, controls included.
     const shownJson = outputs.find(
       (o) => o.what.startsWith('wf show run-') && o.what.endsWith('--json'),
