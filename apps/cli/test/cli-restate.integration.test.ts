@@ -2,7 +2,8 @@
 // server (one for the file): the worker registers, the run completes on it and is in the worker's
 // run store; a run means the same on both engines (seed, delay and limits reach the workers); a
 // wrong URL, a server down, unreachable or not Restate, and a server without a worker each end in
-// a named error with exit 69 within seconds; the worker logs one line per run by default.
+// a named error with exit 69 within seconds; the worker logs one line per run by default. A
+// hostile guest's result and error reach the terminal only through the sanitizer (invariant 13).
 import type { ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import { createServer as createTcpServer, type Server as TcpServer } from 'node:net';
@@ -26,8 +27,26 @@ import {
 let p: Project;
 let server: RestateServer;
 let worker: ChildProcess | undefined;
-let workerErr = '';
+/** Everything the worker printed, stdout and stderr. */
+let workerOutput = '';
 const closers: (() => Promise<void>)[] = [];
+
+/**
+ * The worker serving this file's runs, started once. Runs without their own delay would take
+ * 5 s per child here: wf run sends its own.
+ */
+async function ensureWorker(): Promise<void> {
+  if (worker) return;
+  worker = startWf(
+    ['worker', '--restate', server.ingress, '--admin', server.admin, '--delay-ms', '5000'],
+    p,
+  );
+  for (const stream of [worker.stdout, worker.stderr])
+    stream?.setEncoding('utf8').on('data', (d: string) => {
+      workerOutput += d;
+    });
+  await waitForOutput(worker, 'stderr', (t) => t.includes('wf worker: serving'), 60_000);
+}
 
 beforeAll(async () => {
   p = tempProject();
@@ -169,15 +188,7 @@ it('a worker whose admin URL is the ingress exits 69 (it cannot register)', asyn
 }, 30_000);
 
 it('a run submitted with --engine restate completes on a wf worker and is in its run store', async () => {
-  // Runs without their own delay would take 5 s per child here: wf run sends its own.
-  worker = startWf(
-    ['worker', '--restate', server.ingress, '--admin', server.admin, '--delay-ms', '5000'],
-    p,
-  );
-  worker.stderr?.on('data', (d) => {
-    workerErr += String(d);
-  });
-  await waitForOutput(worker, 'stderr', (t) => t.includes('wf worker: serving'), 60_000);
+  await ensureWorker();
   const ran = await onRestate('parallel-investigation', ['--delay-ms', '0']);
   const doc = json(ran) as Doc;
   expect(ran.code, ran.stderr).toBe(0);
@@ -358,12 +369,80 @@ it('wf pause, wf resume --restate and wf stop operate a Restate run; Ctrl-C of w
   expect(json(out)).toMatchObject({ status: 'stopped' });
 }, 120_000);
 
+/** What must never reach a terminal raw; line feeds and tabs are layout. */
+const RAW_CONTROL = /(?![\n\t])[\p{Cc}\p{Bidi_Control}\p{Zl}\p{Zp}]/u;
+const HOSTILE =
+  '\\u001b]0;pwned\\u0007\\u001b[2J\\u009b31m\\u202eevil\\u2066\\u200f\\u061c\\u2028\\u0090q\\u001b\\\\\\nFORGED';
+
+/** A result is multi-line text: its second line is its own, not a forged one. */
+const RESULT = HOSTILE.replace('FORGED', 'RESULT-LINE-2');
+
+it('prints a hostile guest result and error from Restate only through the sanitizer', async () => {
+  await ensureWorker();
+  p.file(
+    'hostile-result.workflow.js',
+    `async function run(wf, args) {\n  await wf.runAgent({ name: 'a${HOSTILE}', prompt: 'p', readOnly: true });\n  return 'result${RESULT}';\n}\n`,
+  );
+  p.file(
+    'hostile-error.workflow.js',
+    `async function run(wf, args) {\n  throw new Error('boom${HOSTILE}');\n}\n`,
+  );
+  const outputs: { what: string; text: string }[] = [];
+  let completed = '';
+  let failed = '';
+  for (const file of ['hostile-result.workflow.js', 'hostile-error.workflow.js'])
+    for (const json of [false, true]) {
+      const ran = await wf(
+        [
+          'run',
+          file,
+          '--engine',
+          'restate',
+          '--restate',
+          server.ingress,
+          ...(json ? ['--json'] : []),
+        ],
+        p,
+      );
+      outputs.push({ what: `${file} ${json}: stdout`, text: ran.stdout });
+      outputs.push({ what: `${file} ${json}: stderr`, text: ran.stderr });
+      if (!json) continue;
+      const doc = JSON.parse(ran.stdout) as { runId: string; status: string; result?: unknown };
+      if (file === 'hostile-result.workflow.js') {
+        expect(doc.status, ran.stderr).toBe('completed');
+        // The document parses to the guest's own text, controls included.
+        expect(doc.result).toBe(JSON.parse(`"result${RESULT}"`));
+        completed = doc.runId;
+      } else {
+        expect(doc.status, ran.stderr).toBe('failed');
+        failed = doc.runId;
+      }
+    }
+  // The worker's mirror of those runs, read back by the store verbs.
+  for (const args of [['show', completed], ['show', failed], ['events', completed], ['runs']]) {
+    const shown = await wf(args, p);
+    outputs.push({ what: `wf ${args.join(' ')}: stdout`, text: shown.stdout });
+  }
+  outputs.push({ what: 'wf worker', text: workerOutput });
+  const problems = outputs.flatMap(({ what, text }) => [
+    ...(RAW_CONTROL.test(text) ? [`${what}: a raw control`] : []),
+    ...(text.split('\n').some((l) => l.trimStart().startsWith('FORGED'))
+      ? [`${what}: a forged line`]
+      : []),
+  ]);
+  expect(problems).toEqual([]);
+  // Shown as escapes, the text around them unchanged.
+  const text = outputs.map((o) => o.text).join('');
+  expect(text).toContain('result\\u001b]0;pwned\\u0007\\u001b[2J\\u009b31m\\u202eevil');
+  expect(text).toContain('boom\\u001b]0;pwned\\u0007');
+}, 120_000);
+
 it('the worker logs one line per run by default (no SDK lines per child)', () => {
   // After the serving line (the SDK's one warning about unsigned requests comes before it):
   // one line per run, nothing else.
-  const after = workerErr.slice(workerErr.indexOf('wf worker: serving'));
+  const after = workerOutput.slice(workerOutput.indexOf('wf worker: serving'));
   const lines = after.split('\n').filter((l) => l.trim() !== '');
   const runLines = lines.filter((l) => l.startsWith('wf worker: run '));
   expect(runLines.length).toBeGreaterThanOrEqual(6);
-  expect(lines.length, workerErr).toBe(runLines.length + 1);
+  expect(lines.length, workerOutput).toBe(runLines.length + 1);
 });

@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { terminalText } from '@wf/bridge/terminal-text';
 import type { AgentProvider, RunRecorder } from '@wf/engine';
 import { type CliContext, printJson, printLine, printNote } from './context.js';
 import { CliError, EXIT, type ExitCode } from './errors.js';
@@ -104,7 +105,7 @@ function loggedRuns(ctx: CliContext, store: RunStore, verbose: boolean): RunReco
       const took = t0 === undefined ? '' : `, ${((Date.now() - t0) / 1000).toFixed(1)} s here`;
       printNote(
         ctx,
-        `wf worker: run ${runId} ${record.status}${record.error ? ` (${record.error.code})` : ''}: ${record.cost.agentsStarted} agents${took}`,
+        `wf worker: run ${runId} ${terminalText(String(record.status))}${record.error ? ` (${terminalText(String(record.error.code))})` : ''}: ${record.cost.agentsStarted} agents${took}`,
       );
     },
   };
@@ -240,9 +241,11 @@ export async function runOnRestate(
   if (ctx.json) {
     printJson(ctx, { ok: done.status === 'completed', runId, engine: 'restate', ...done });
   } else {
+    // The status and error are one line each (terminalText, `line`); the result is printed
+    // through printLine, which sanitizes it too (invariant 13).
     printNote(
       ctx,
-      `${runId} ${done.status}${done.error ? `: ${done.error.code}: ${done.error.message}` : ''}`,
+      `${runId} ${terminalText(String(done.status))}${done.error ? `: ${terminalText(String(done.error.code))}: ${terminalText(String(done.error.message))}` : ''}`,
     );
     if (done.result !== undefined) printLine(ctx, JSON.stringify(done.result, null, 2));
   }
