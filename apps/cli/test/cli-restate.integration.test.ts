@@ -446,3 +446,31 @@ it('the worker logs one line per run by default (no SDK lines per child)', () =>
   expect(runLines.length).toBeGreaterThanOrEqual(6);
   expect(lines.length, workerOutput).toBe(runLines.length + 1);
 });
+
+it('a run whose deployment does not answer (its worker died) says why it waits, naming the address', async () => {
+  await ensureWorker();
+  const dead = worker as ChildProcess;
+  const exited = new Promise((r) => dead.once('exit', r));
+  dead.kill('SIGKILL');
+  await exited;
+  const waiting = startWf(
+    [
+      'run',
+      'parallel-investigation',
+      '--engine',
+      'restate',
+      '--restate',
+      server.ingress,
+      '--admin',
+      server.admin,
+      '--json',
+    ],
+    p,
+  );
+  try {
+    const said = await waitForOutput(waiting, 'stderr', (t) => t.includes('is waiting:'), 30_000);
+    expect(said).toMatch(/is waiting: nothing answers at http:\/\/127\.0\.0\.1:\d+/);
+  } finally {
+    waiting.kill('SIGKILL');
+  }
+}, 60_000);

@@ -21,12 +21,13 @@ export { controlRun } from './internal/control.js';
 export type { RunControl } from './internal/journal-object.js';
 export { probeAdmin, probeIngress } from './internal/probe.js';
 export type { RestateRun } from './runs.js';
-export { deleteRun, fetchRun, listRuns } from './runs.js';
+export { deleteRun, fetchRun, listRuns, runProgress } from './runs.js';
 export type { AgentInvocation, AgentSettings, RunLimits } from './internal/services.js';
 export type { RestateWorker, RestateWorkerOptions } from './worker.js';
 export {
   DEFAULT_ANSWER_BY_REFERENCE_BYTES,
   DEFAULT_MAX_ANSWER_BYTES,
+  deploymentHealth,
   registerDeployment,
   startRestateWorker,
 } from './worker.js';

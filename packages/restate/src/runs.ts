@@ -6,8 +6,8 @@ import { RestateBackendError } from './errors.js';
 import { fromRef } from './internal/blobs.js';
 import { callPatiently, checkUrl, httpJson, parseAnswer } from './internal/http.js';
 import type { RunRecord } from './internal/journal-object.js';
-import { BLOB_OBJECT, isRunId, JOURNAL_OBJECT } from './internal/names.js';
-import { DEFAULT_MAX_ANSWER_BYTES } from './worker.js';
+import { BLOB_OBJECT, isRunId, JOURNAL_OBJECT, RUN_SERVICE } from './internal/names.js';
+import { DEFAULT_MAX_ANSWER_BYTES, deploymentHealth } from './worker.js';
 
 export interface RestateRun {
   readonly runId: string;
@@ -153,4 +153,49 @@ async function query(admin: string, sql: string): Promise<string[]> {
   if (!Array.isArray(rows))
     throw new RestateBackendError('WF_RESTATE_REQUEST_FAILED', `${what}: no rows in the answer`);
   return rows.map((r) => r.service_key).filter((k): k is string => typeof k === 'string');
+}
+
+/**
+ * Where a run's invocation stands in Restate (admin API, SQL over its invocations): its status,
+ * how often Restate retried it and why it last failed, and the deployment (address) it is pinned
+ * to, with whether anything answers there. Undefined when the server has no such invocation.
+ */
+export async function runProgress(
+  admin: string,
+  runId: string,
+): Promise<
+  | {
+      status: string;
+      retries: number;
+      lastFailure?: string;
+      deployment?: { id: string; uri: string; answers: boolean };
+    }
+  | undefined
+> {
+  if (!isRunId(runId)) return undefined;
+  const url = `${checkUrl('admin', admin)}/query`;
+  const what = `reading the progress of run ${runId}`;
+  const sql = `SELECT status, retry_count, last_failure, pinned_deployment_id, last_attempt_deployment_id FROM sys_invocation WHERE target_service_name = '${RUN_SERVICE}' AND target_service_key = '${runId}'`;
+  const rows = parseAnswer<{ rows?: Record<string, unknown>[] }>(
+    what,
+    await callPatiently(
+      what,
+      () => httpJson('POST', url, { query: sql }, { accept: 'application/json' }),
+      undefined,
+      3_000,
+    ),
+  ).rows;
+  const row = rows?.[0];
+  if (!row) return undefined;
+  const id = String(row.pinned_deployment_id ?? row.last_attempt_deployment_id ?? '');
+  const deployment =
+    id === '' ? undefined : (await deploymentHealth(admin)).find((d) => d.id === id);
+  return {
+    status: String(row.status ?? ''),
+    retries: Number(row.retry_count ?? 0) || 0,
+    ...(typeof row.last_failure === 'string' && row.last_failure !== ''
+      ? { lastFailure: row.last_failure.slice(0, 300) }
+      : {}),
+    ...(deployment ? { deployment } : {}),
+  };
 }

@@ -198,6 +198,17 @@ async function checkOneAddress(admin: string, uri: string, ownAddress: boolean):
   return warnings;
 }
 
+/**
+ * The deployments that serve the @wf services, and whether something answers at each: a run
+ * pinned to one where nothing answers waits until a worker listens there again.
+ */
+export async function deploymentHealth(
+  admin: string,
+): Promise<{ id: string; uri: string; answers: boolean }[]> {
+  const list = await deploymentsServingRuns(checkUrl('admin', admin));
+  return Promise.all(list.map(async (d) => ({ ...d, answers: await answers(d.uri) })));
+}
+
 async function deploymentsServingRuns(admin: string): Promise<{ id: string; uri: string }[]> {
   const answer = await callPatiently(
     'listing deployments',

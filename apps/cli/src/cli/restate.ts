@@ -202,6 +202,7 @@ export async function runOnRestate(
   ctx: CliContext,
   ingressFlag: string | undefined,
   run: RestateRun,
+  adminFlag?: string,
 ): Promise<ExitCode> {
   const ingress = need(ingressFlag, '--restate');
   const { awaitRun, controlRun, probeIngress, submitRun } = await import('@wf/restate');
@@ -233,9 +234,12 @@ export async function runOnRestate(
     );
   };
   process.on('SIGINT', onSigint);
-  const done = await restateCall(() => awaitRun(ingress, runId)).finally(() =>
-    process.off('SIGINT', onSigint),
-  );
+  const admin = adminFlag ?? adminNextTo(ingress);
+  const slow = setTimeout(() => void notStarted(ctx, ingress, admin, runId), NOT_STARTED_MS);
+  const done = await restateCall(() => awaitRun(ingress, runId)).finally(() => {
+    clearTimeout(slow);
+    process.off('SIGINT', onSigint);
+  });
   // The submitter's own history: the finished run, whole, from its durable record.
   await recordHere(ctx, ingress, runId);
   if (ctx.json) {
@@ -293,6 +297,38 @@ export async function controlCommand(
       );
     return EXIT.ok;
   });
+}
+
+/** How long a submitted run may go before `wf run` looks whether it waits for a worker. */
+const NOT_STARTED_MS = 5_000;
+
+/**
+ * A run whose worker does not answer waits (Restate keeps retrying it): when the deployment it is
+ * pinned to does not answer (its worker died, nothing behind its address) or Restate keeps
+ * retrying it, `wf run` says so instead of waiting in silence.
+ */
+async function notStarted(
+  ctx: CliContext,
+  ingress: string,
+  admin: string,
+  runId: string,
+): Promise<void> {
+  try {
+    const { runProgress } = await import('@wf/restate');
+    const progress = await runProgress(admin, runId);
+    if (!progress || progress.status === 'completed') return;
+    const where = progress.deployment;
+    const why =
+      where && !where.answers
+        ? `nothing answers at ${where.uri}, the address its worker registered (it runs once a worker listens there again)`
+        : progress.retries > 0
+          ? `Restate retried it ${progress.retries} times${progress.lastFailure ? ` (${terminalText(progress.lastFailure)})` : ''}`
+          : undefined;
+    if (why) printNote(ctx, `wf run: ${runId} is waiting: ${why}; still waiting (Ctrl-C stops it)`);
+  } catch (e) {
+    // only a note: the wait goes on
+    if (ctx.env.WF_DEBUG) printNote(ctx, `wf run: progress of ${runId}: ${(e as Error).message}`);
+  }
 }
 
 async function recordHere(ctx: CliContext, ingress: string, runId: string): Promise<void> {

@@ -39,6 +39,8 @@ export interface RunOptions {
   /** `restate` submits the run to a Restate server (`--restate <ingress>`) instead. */
   readonly engine?: string;
   readonly restate?: string;
+  /** With --engine restate: the admin API, to say why a run waits (default: port 9070). */
+  readonly admin?: string;
 }
 
 /**
@@ -158,15 +160,20 @@ export async function runCommand(
       );
     // A run means the same on both engines: the seed, the children's delay and every limit
     // travel in the run's start, so whichever worker executes it applies them.
-    return (await import('./restate.js')).runOnRestate(ctx, options.restate, {
-      name: entry.name,
-      workflow,
-      args,
-      trust: entry.execution,
-      seed,
-      delayMs,
-      limits: { ...limits, ...(maxAgents === undefined ? {} : { maxAgents }) },
-    });
+    return (await import('./restate.js')).runOnRestate(
+      ctx,
+      options.restate,
+      {
+        name: entry.name,
+        workflow,
+        args,
+        trust: entry.execution,
+        seed,
+        delayMs,
+        limits: { ...limits, ...(maxAgents === undefined ? {} : { maxAgents }) },
+      },
+      options.admin,
+    );
   }
 
   const store = await openProjectStore(ctx);

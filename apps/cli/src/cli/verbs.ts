@@ -155,6 +155,10 @@ export const VERBS: readonly VerbSpec[] = [
       opt('--trust-local', 'confirm running a trusted-local catalog module (full Node authority)'),
       opt('--engine <engine>', 'embedded (default) or restate (durable, on a Restate server)'),
       opt('--restate <url>', 'with --engine restate: the Restate ingress URL'),
+      opt(
+        '--admin <url>',
+        'with --engine restate: the admin URL, to say why a run waits (default: the ingress host, port 9070)',
+      ),
       ...simulatedRun(', varied per child'),
     ],
     async (ctx, [workflow], opts) => (await run()).runCommand(ctx, str(workflow), opts),
