@@ -23,6 +23,7 @@ import {
   runProcess,
 } from '../../../dsh-e2e/test/helpers/host.js';
 import { build } from '../../../../tooling/repo/build.mjs';
+import { pnpmCommand } from '../../../../tooling/repo/pnpm-command.mjs';
 
 export type ProcessResult = HostRun;
 
@@ -35,14 +36,13 @@ let pnpmShim: string | undefined;
 export function pnpmBinDir(): string {
   const found = spawnSync('sh', ['-c', 'command -v pnpm'], { encoding: 'utf8' }).stdout.trim();
   if (found) return dirname(found);
-  const running = process.env.npm_execpath;
-  if (!running || !/pnpm/.test(running))
+  const command = pnpmCommand();
+  if (command[0] === 'pnpm')
     throw new Error('pnpm is neither on PATH nor running this suite (npm_execpath)');
   if (!pnpmShim) {
     const dir = mkdtempSync(join(tmpdir(), 'wf-pnpm-shim-'));
-    writeFileSync(join(dir, 'pnpm'), `#!/bin/sh\nexec node ${JSON.stringify(running)} "$@"\n`, {
-      mode: 0o755,
-    });
+    const line = command.map((part) => JSON.stringify(part)).join(' ');
+    writeFileSync(join(dir, 'pnpm'), `#!/bin/sh\nexec ${line} "$@"\n`, { mode: 0o755 });
     process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
     pnpmShim = dir;
   }
