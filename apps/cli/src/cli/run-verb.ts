@@ -8,7 +8,7 @@ import type { Catalog, TrustedLocalModule } from '@wf/catalog-fs';
 import type { Engine, RunDone, RunHandle, SandboxLike } from '@wf/engine';
 import { clean, cleanLines } from '../progress/frame.js';
 import { createProgressView, type ProgressView } from '../progress/view.js';
-import { duration, grouped } from '../report/format.js';
+import { duration, grouped } from '@wf/report';
 import { parseInteger, readArgs } from './args.js';
 import { type CliContext, printJson, printLine, printNote } from './context.js';
 import { CliError, EXIT, type ExitCode } from './errors.js';

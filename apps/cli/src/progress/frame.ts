@@ -3,8 +3,7 @@
 // phases and then summarising agents when a run has more of them than there are rows.
 // Agent and phase names are untrusted: control characters are replaced so a name can never move
 // the cursor or recolour the terminal.
-import { duration, grouped } from '../report/format.js';
-import type { AgentSpan, RunModel } from '../report/run-model.js';
+import { type AgentSpan, duration, grouped, type RunModel } from '@wf/report';
 
 export interface FrameOptions {
   /** Epoch ms "now", for the elapsed time of running agents and of the run. */

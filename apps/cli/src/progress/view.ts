@@ -1,15 +1,16 @@
 // The terminal side of live progress. On a TTY it redraws one compact frame in place (cursor up,
 // clear to end of screen), throttled, with a ticking clock; anywhere else it prints one plain line
 // per event that matters, so logs and CI output stay readable and greppable.
-import { duration, grouped } from '../report/format.js';
 import {
   applyRunEvent,
   createRunModel,
+  duration,
   errorOf,
+  grouped,
   isRecord,
   type RunEventLike,
   type RunModel,
-} from '../report/run-model.js';
+} from '@wf/report';
 import { clean, renderProgressFrame } from './frame.js';
 
 export interface ProgressStream {

@@ -474,5 +474,3 @@ function provenanceLines(run: Record<string, unknown>): string[] {
   }
   return out;
 }
-
-export { duration, grouped };
