@@ -10,6 +10,7 @@ export {
 export {
   type AgentOutcome,
   type AgentSpan,
+  agentCounts,
   applyRunEvent,
   createRunModel,
   errorOf,

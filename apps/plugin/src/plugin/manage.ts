@@ -272,6 +272,12 @@ export class Manager {
       }
       case 'prune':
         return { ok: true, value: { pruned: await s.prune(agent, input.keep ?? 100) } };
+      case 'report': {
+        const out = await s.writeReport(agent, input.target);
+        return out.ok
+          ? { ok: true, value: { runId: out.runId, path: out.path, bytes: out.bytes } }
+          : out;
+      }
       case 'archived': {
         // Archived versions (replaced, renamed, deleted), newest first; `target` filters by name.
         const c = await s.catalogOp(agent);
