@@ -137,6 +137,53 @@ describe('denials name the option that allows them', () => {
   });
 });
 
+describe('a background run is approved while its call is open', () => {
+  it('wait:false answers only after the approval, which DSH can ask only inside the call', async () => {
+    let callOpen = false;
+    const asked: boolean[] = [];
+    const h = createTestHost({
+      cwd: dir,
+      services: {
+        // DSH asks approvals inside the calling tool call's turn; after it answered, nobody can
+        approval: {
+          async request() {
+            await new Promise((r) => setTimeout(r, 50));
+            asked.push(callOpen);
+            return callOpen ? 'allowed-once' : 'unavailable';
+          },
+        },
+        sandboxPolicy: { resolve: () => ({ mode: 'workspace-write', workspaceRoot: dir }) },
+      },
+    });
+    const tool = runTool(h);
+    callOpen = true;
+    const started = (await tool.execute(
+      { source: FAN, manifest: MANIFEST, args: { names: ['bg'] }, wait: false },
+      { agent: h.parent, signal: new AbortController().signal },
+    )) as { runId: string; status: string };
+    callOpen = false;
+    expect(asked).toEqual([true]);
+    expect(started.status).toBe('running');
+    const shown = (await h.tools
+      .get('workflow_manage')
+      ?.execute(
+        { action: 'show', target: started.runId, wait: true },
+        { agent: h.parent, signal: new AbortController().signal },
+      )) as { status: string };
+    expect(shown.status).toBe('completed');
+  });
+
+  it('a background run denied at its gate answers denied, not running', async () => {
+    const h = host(); // nothing answers approvals
+    const reply = (await runTool(h).execute(
+      { source: FAN, manifest: MANIFEST, args: { names: ['bg'] }, wait: false },
+      { agent: h.parent, signal: new AbortController().signal },
+    )) as { status: string; error?: { hint?: string } };
+    expect(reply.status).toBe('denied');
+    expect(reply.error?.hint).toContain('approvalMode: never');
+  });
+});
+
 describe('/workflow report', () => {
   it('writes the run report into the project with the renderer wf report uses, and answers its path', async () => {
     const h = host();
@@ -205,7 +252,8 @@ describe('runs DSH cut short are offered for resume in the next session', () => 
       error: { message: EXIT_STOP_REASON },
     });
 
-    const next = host({ approval: 'allowed-once' });
+    // nobody answers approvals in the next session: a typed resume is the user's own intent
+    const next = host();
     // the model is told, per request, once the project's runs have been read
     const notice = next.contexts.find((c) => c.name === 'wf-workflows:interrupted-runs');
     let text = '';

@@ -89,7 +89,7 @@ export function createCommandHandler(
     input: Parameters<Manager['manage']>[1],
     signal: AbortSignal,
   ) => {
-    const out = await manager.manage(agent, input, signal);
+    const out = await manager.manage(agent, input, signal, { typed: true });
     if (!out.ok) return err(`${out.error.code}: ${out.error.message}`);
     return ok(runText(out.value as RunReply, maxResultChars));
   };

@@ -10,7 +10,7 @@ import {
   nativeStopReason,
   startJob,
 } from '@wf/dsh-adapter';
-import type { RunHandle, WorkflowInput } from '@wf/engine';
+import type { ApprovalDecision, Approver, RunHandle, WorkflowInput } from '@wf/engine';
 import { agentCounts, foldRunEvents } from '@wf/report';
 import type { PluginConfig } from './config.js';
 import { PluginError } from './errors.js';
@@ -85,13 +85,15 @@ export async function startRun(
     pluginName: PLUGIN_NAME,
     maxChildModelCalls: config.maxChildModelCalls,
   });
-  const approver = createDshApprover({
-    approval: services.approval,
-    sandboxPolicy: services.sandboxPolicy,
-    agent,
-    mode: context.preApproved && config.approvalMode !== 'always' ? 'never' : config.approvalMode,
-    toolName: config.runToolName,
-  });
+  const approver = gateWatch(
+    createDshApprover({
+      approval: services.approval,
+      sandboxPolicy: services.sandboxPolicy,
+      agent,
+      mode: context.preApproved && config.approvalMode !== 'always' ? 'never' : config.approvalMode,
+      toolName: config.runToolName,
+    }),
+  );
   project.router.bind(runId, {
     agents,
     approver,
@@ -179,12 +181,20 @@ export async function startRun(
   });
   state.active.set(runId, { handle, done: settled, summary });
 
+  const onAbort = () => handle.stop('the calling tool call was cancelled');
+  if (context.signal.aborted) onAbort();
+  else context.signal.addEventListener('abort', onAbort, { once: true });
   if (input.wait !== false) {
-    const onAbort = () => handle.stop('the calling tool call was cancelled');
-    if (context.signal.aborted) onAbort();
-    else context.signal.addEventListener('abort', onAbort, { once: true });
     await settled;
     context.signal.removeEventListener('abort', onAbort);
+    return { ok: true, reply: replyOf(summary, summary) };
+  }
+  // A background run is approved while its call is still open: DSH asks approvals inside a tool
+  // call's turn, and once the call has answered nobody can be asked (the run would be denied).
+  const gate = await Promise.race([approver.decided, settled.then(() => undefined)]);
+  context.signal.removeEventListener('abort', onAbort);
+  if (gate === undefined || gate !== 'allowed') {
+    await settled;
     return { ok: true, reply: replyOf(summary, summary) };
   }
 
@@ -215,6 +225,22 @@ export async function startRun(
           }),
     },
   };
+}
+
+/** An approver that also tells when its decision is made (`decided`), whatever the decision. */
+function gateWatch<A extends Approver>(approver: A): A & { decided: Promise<ApprovalDecision> } {
+  let decide: (decision: ApprovalDecision) => void = () => {};
+  const decided = new Promise<ApprovalDecision>((resolve) => {
+    decide = resolve;
+  });
+  return Object.assign(Object.create(approver) as A, {
+    decided,
+    async request(request: Parameters<A['request']>[0], signal: AbortSignal) {
+      const decision = await approver.request(request, signal).catch(() => 'unavailable' as const);
+      decide(decision);
+      return decision;
+    },
+  });
 }
 
 /** Keeps the summary's events and paused/running status current; the outcome comes from `done`. */
