@@ -1,8 +1,11 @@
-// Installs the plugin the way users do, against real things: a Verdaccio registry on 127.0.0.1
-// (third-party packages proxied from npm, `@wf/*` only as published here), the release script,
-// the real `dsh plugin --profile headless add` (pnpm), the README's headless patch verbatim, and
-// the real DSH 0.1.0-rc.8 headless host against the scripted model, with real DSH children.
-// First the offline tarball (while the registry holds no @wf package), then the registry install.
+// The README's install, verbatim, as a new user runs it, against real things: a `git clone` of
+// this repository on a machine with only Node 20 and npm (no pnpm on PATH, a fresh HOME); the
+// Quick start's main job; the offline tarball built and packed under `npx -y pnpm@12.4.2`; DSH and
+// pnpm installed with `npm i -g`; the tarball added to both profiles with `dsh plugin add`; the
+// README's rows; then the real DSH 0.1.0-rc.8 headless and web hosts against the scripted model,
+// with real DSH children. Then what the README promises once the packages are published, against
+// a Verdaccio registry on 127.0.0.1 (third-party packages proxied from npm, `@wf/*` only as the
+// release script publishes them there): `dsh plugin add @wf/plugin` and `npm i -g @wf/cli`.
 import { execFileSync } from 'node:child_process';
 import {
   existsSync,
@@ -14,34 +17,41 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeSandbox, REPO_ROOT, runHost, type Sandbox } from '../../dsh-e2e/test/helpers/host.js';
+import {
+  makeSandbox,
+  NODE24_BIN_DIR,
+  REPO_ROOT,
+  runHost,
+  type Sandbox,
+} from '../../dsh-e2e/test/helpers/host.js';
 import {
   type ModelServer,
-  type RequestView,
+  type Script,
   startModelServer,
 } from '../../dsh-e2e/test/helpers/model-server.js';
-import { type Registry, startRegistry } from './helpers/registry.js';
-import {
-  copyWorkspace,
-  dshPlugin,
-  npmEnv,
-  packOffline,
-  publishable,
-  release,
-  run,
-} from './helpers/release.js';
+import { readmeBlock } from '../../dsh-e2e/test/helpers/readme.js';
+import { readmeRows } from '../../dsh-e2e/test/helpers/suite.js';
+import { readAnswer, readRun } from '../../dsh-e2e/test/helpers/reply.js';
+import { anyChild, results, scenario } from '../../dsh-e2e/test/helpers/scripts.js';
+import { startWebHost } from '../../dsh-e2e/test/helpers/web.js';
 import { FAN_SOURCE } from '../../dsh-e2e/test/helpers/workflows.js';
+import { type Registry, startRegistry } from './helpers/registry.js';
+import { copyWorkspace, npmEnv, publishable, release, run } from './helpers/release.js';
+import { nodeOnlyBin, runBlock, tail, userEnv, userPath } from './helpers/user.js';
 
 let registry: Registry;
 let server: ModelServer;
 let root: string;
+let node20: string;
 const sandboxes: Sandbox[] = [];
 const suiteStarted = Date.now();
+const took: string[] = [];
 
 beforeAll(async () => {
   root = realpathSync(mkdtempSync(join(tmpdir(), 'wf-install-')));
+  node20 = nodeOnlyBin(join(root, 'node20'));
   server = await startModelServer();
   registry = await startRegistry();
 }, 180_000);
@@ -51,17 +61,12 @@ afterAll(async () => {
   await registry?.close();
   for (const s of sandboxes) s.cleanup();
   if (root) rmSync(root, { recursive: true, force: true });
-  process.stdout.write(`install suite: ${((Date.now() - suiteStarted) / 1000).toFixed(1)} s\n`);
+  process.stdout.write(
+    `install suite: ${((Date.now() - suiteStarted) / 1000).toFixed(1)} s (${took.join('; ')})\n`,
+  );
 });
 
-/** The README's headless patch, verbatim: the first yaml block of "Use it in DSH". */
-function readmeHeadlessPatch(): string {
-  const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf('## Use it in DSH'));
-  const block = /```yaml\n([\s\S]*?)```/.exec(section);
-  if (!block?.[1]) throw new Error('README.md: no yaml block under "Use it in DSH"');
-  return block[1];
-}
+const timed = (label: string, ms: number) => took.push(`${label} ${(ms / 1000).toFixed(1)} s`);
 
 const FAN_MANIFEST = {
   name: 'install-fan-out',
@@ -72,130 +77,184 @@ const FAN_MANIFEST = {
   maxConcurrency: 2,
   patterns: ['fan-out-and-synthesize'],
 };
+const PI_LINE = '/workflow parallel-investigation {"question": "How does calc work?"} --wait';
 
-/** The parent lists the workflows, then runs the inline fan-out; children answer per angle. */
-function script(marker: string) {
-  const calls = [
-    { name: 'workflow_list', arguments: {} },
-    {
-      name: 'run_workflow',
-      arguments: {
-        source: FAN_SOURCE,
-        manifest: FAN_MANIFEST,
-        args: { angles: ['north', 'south'] },
-      },
-    },
-  ];
-  return (_request: unknown, v: RequestView) => {
-    if (!v.userText.includes(marker)) {
-      const m = /CHILD-TASK investigate (\w+)/.exec(v.userText);
-      return m ? { text: `finding for ${m[1]}` } : undefined;
-    }
-    const next = calls[v.toolResults.length];
-    return next
-      ? { toolCalls: [next] }
-      : { text: `RESULTS ${JSON.stringify(v.toolResults.map((t) => t.text))}` };
-  };
-}
-
-const results = (stdout: string): Record<string, unknown>[] => {
-  const m = /RESULTS (.*)$/m.exec(stdout);
-  const texts = m?.[1] ? (JSON.parse(m[1]) as string[]) : [];
-  return texts.map((t) => {
-    try {
-      return JSON.parse(t) as Record<string, unknown>;
-    } catch {
-      return { raw: t };
-    }
-  });
+/** Fan-out children answer per angle; the built-ins' structured children through their schema. */
+const children: Script = (request, v) => {
+  const m = /CHILD-TASK investigate (\w+)/.exec(v.userText);
+  return m ? { text: `finding for ${m[1]}` } : anyChild(request, v);
 };
 
-/**
- * A fresh DSH_HOME: `dsh plugin --profile headless add <spec>`, the README's patch as the profile's
- * cordis.patch.yml, then one headless run that lists workflows and runs the inline fan-out.
- */
-async function installAndRun(label: string, spec: string, specDir: string) {
-  const sandbox = makeSandbox(`wf-install-${label}-`);
-  sandboxes.push(sandbox);
-  const env = {
-    ...npmEnv(registry.userNpmrc, sandbox.home, join(root, 'store')),
-    DSH_HOME: sandbox.dshHome,
-    DSH_TELEMETRY_DISABLED: '1',
-  };
-  const add = await dshPlugin('headless', ['add', spec], { cwd: specDir, env });
-  expect(add.code, `${add.stdout}${add.stderr}\n${registry.log()}`).toBe(0);
-  const profile = join(sandbox.dshHome, 'profiles', 'headless');
-  const manifest = JSON.parse(readFileSync(join(profile, 'package.json'), 'utf8'));
-  // the package's dsh.bundle made it a profile layer: no hand-written insert row for the plugin
-  expect(manifest.dsh.profile.bundles).toContain('@wf/plugin');
-  // a fresh profile's patch layer is comments and an empty list: the README says to replace it
-  const fresh = readFileSync(join(profile, 'cordis.patch.yml'), 'utf8');
-  expect(fresh.replace(/^#.*$/gm, '').trim()).toBe('[]');
-  writeFileSync(join(profile, 'cordis.patch.yml'), readmeHeadlessPatch());
+function sandbox(label: string): Sandbox {
+  const s = makeSandbox(`wf-install-${label}-`);
+  sandboxes.push(s);
+  return s;
+}
 
-  const marker = `SCENARIO-INSTALL-${label.toUpperCase()}`;
-  server.setScript(script(marker));
+/** Replaces a profile's patch layer with the README's rows for it, as the README says to. */
+function writeRows(s: Sandbox, profile: 'headless' | 'web'): void {
+  const file = join(s.dshHome, 'profiles', profile, 'cordis.patch.yml');
+  // a fresh profile's patch layer is comments and an empty list: the README says to replace it
+  expect(readFileSync(file, 'utf8').replace(/^#.*$/gm, '').trim()).toBe('[]');
+  writeFileSync(file, readmeRows(profile));
+}
+
+/** Headless, as the README's rows set it up: lists the workflows and runs an inline fan-out. */
+async function headlessAnswers(s: Sandbox, globalBin: string, marker: string): Promise<void> {
+  server.setScript(
+    scenario(
+      marker,
+      [
+        () => ({ name: 'workflow_list', arguments: {} }),
+        () => ({
+          name: 'run_workflow',
+          arguments: {
+            source: FAN_SOURCE,
+            manifest: FAN_MANIFEST,
+            args: { angles: ['north', 'south'] },
+          },
+        }),
+      ],
+      children,
+    ),
+  );
   const before = server.requests.length;
-  const run = await runHost({
-    sandbox,
+  const r = await runHost({
+    sandbox: s,
     modelUrl: server.url,
     task: `${marker} list the workflows, then run the fan-out`,
     patches: [],
     hmrShim: false,
-    timeoutMs: 120_000,
+    dsh: [join(globalBin, 'dsh')],
+    path: [globalBin],
+    timeoutMs: 180_000,
   });
-  const requests = server.requests.slice(before);
-  process.stdout.write(
-    `${label}: dsh plugin add ${spec} ${(add.ms / 1000).toFixed(1)} s; headless run ${(run.ms / 1000).toFixed(1)} s\n`,
-  );
-  return { add, run, requests, sandbox };
-}
-
-function expectWorkflowsRan(r: Awaited<ReturnType<typeof installAndRun>>): void {
-  expect(r.run.code, r.run.stderr).toBe(0);
-  const [list, fan] = results(r.run.stdout);
-  expect(list, r.run.stdout).toMatchObject({ truncated: false });
-  const names = ((list?.entries ?? []) as { name: string }[]).map((e) => e.name);
+  timed(`headless run`, r.ms);
+  expect(r.code, r.stderr).toBe(0);
+  const [list, fan] = results(r.stdout);
+  const names = ((readAnswer(list ?? '').entries ?? []) as { name: string }[]).map((e) => e.name);
   expect(names).toContain('fan-out-and-synthesize');
-  expect(fan, r.run.stdout).toMatchObject({
+  expect(readRun(fan ?? ''), fan).toMatchObject({
     status: 'completed',
     result: { findings: ['finding for north', 'finding for south'] },
   });
   // the children were real DSH subagents: the model served their own requests
-  const children = r.requests.filter((q) => {
+  const childRequests = server.requests.slice(before).filter((q) => {
     const text = JSON.stringify(q.messages);
-    return text.includes('CHILD-TASK investigate') && !text.includes('SCENARIO-INSTALL');
+    return text.includes('CHILD-TASK investigate') && !text.includes(marker);
   });
-  expect(children.length).toBeGreaterThanOrEqual(2);
+  expect(childRequests.length).toBeGreaterThanOrEqual(2);
 }
 
-describe('the offline tarball', { timeout: 300_000 }, () => {
-  it('installs with dsh plugin add ./file.tgz while the registry has no @wf package, and runs', async () => {
-    const env = npmEnv(registry.userNpmrc, join(root, 'pack-home'), join(root, 'store'));
-    mkdirSync(join(root, 'pack-home'), { recursive: true });
-    const out = join(root, 'offline');
-    const tarball = await packOffline(out, env);
-    expect(tarball.endsWith('wf-plugin-offline.tgz')).toBe(true);
-    const listing = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' });
-    expect(listing).toContain('package/node_modules/@wf/engine/dist/index.js');
-    expect(listing).toContain('package/node_modules/@wf/sandbox/dist/index.js');
-    for (const name of ['@wf/plugin', '@wf/engine', '@wf/bridge', '@wf/sandbox'])
-      expect(registry.stored(name), name).toBe(false);
+/** Web, as the README's row sets it up: `/workflow parallel-investigation ... --wait` answers. */
+async function webAnswers(s: Sandbox, globalBin: string): Promise<void> {
+  server.setScript(children);
+  const started = Date.now();
+  const web = await startWebHost({
+    sandbox: s,
+    modelUrl: server.url,
+    patches: [],
+    hmrShim: false,
+    dsh: [join(globalBin, 'dsh')],
+    path: [globalBin],
+  });
+  try {
+    const session = await web.createSession(s.cwd);
+    const pi = await web.command(session, PI_LINE);
+    expect(pi.kind, pi.text).toBe('success');
+    expect(readRun(pi.text ?? ''), pi.text).toMatchObject({
+      workflow: 'parallel-investigation',
+      status: 'completed',
+      agents: '4 agents: 4 completed',
+    });
+  } finally {
+    expect(await web.close()).toBe(0);
+  }
+  timed('web boot and run', Date.now() - started);
+}
 
-    const r = await installAndRun('offline', './wf-plugin-offline.tgz', out);
-    expectWorkflowsRan(r);
-    // the registry served the third-party dependencies, and nobody asked it for an @wf package
-    expect(registry.log()).toMatch(/GET \/valibot/);
-    expect(registry.log()).not.toMatch(/GET \/@wf/);
+describe('Quick start, in a fresh clone on a machine with only Node 20 and npm', {
+  timeout: 900_000,
+}, () => {
+  let clone: string;
+  let home: string;
+
+  it('git clone, then the main job verbatim: install, wf run, wf report', async () => {
+    clone = join(root, 'wf');
+    home = join(root, 'user-home');
+    mkdirSync(home, { recursive: true });
+    execFileSync('git', ['clone', '--quiet', REPO_ROOT, clone], { stdio: 'pipe' });
+    const env = userEnv({ home, path: userPath(node20), npmrc: registry.userNpmrc });
+    const r = await runBlock(readmeBlock('quick-start'), { cwd: clone, env });
+    timed('quick start', r.ms);
+    expect(r.code, tail(r)).toBe(0);
+    expect(r.stdout).toMatch(/fan-out-and-synthesize.*completed/);
+    const html = readFileSync(join(clone, 'report.html'), 'utf8');
+    expect(html).toMatch(/^<!doctype html>/i);
+    expect(html).toContain('fan-out-and-synthesize');
+  });
+
+  describe('Use it in DSH: the offline tarball, from the clone', () => {
+    let globalBin: string;
+    let user: Sandbox;
+
+    it('the pack block runs verbatim under npx -y pnpm@12.4.2 with no pnpm on PATH', async () => {
+      const env = userEnv({ home, path: userPath(node20), npmrc: registry.userNpmrc });
+      const r = await runBlock(readmeBlock('offline-pack'), { cwd: clone, env });
+      timed('install, build and pack', r.ms);
+      expect(r.code, tail(r)).toBe(0);
+      const tarball = join(clone, 'wf-plugin-offline.tgz');
+      const listing = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' });
+      expect(listing).toContain('package/node_modules/@wf/engine/dist/index.js');
+      expect(listing).toContain('package/node_modules/@wf/report/dist/index.js');
+      expect(listing).toContain('package/hmr-shim.js');
+    });
+
+    it('npm i -g DSH and pnpm, then dsh plugin add the tarball to web and headless', async () => {
+      user = sandbox('offline');
+      const prefix = join(user.root, 'global');
+      globalBin = join(prefix, 'bin');
+      const env = userEnv({
+        home: user.home,
+        // DSH needs Node >= 22.15 (the README says so): Node 24 before the system's Node 20
+        path: userPath(globalBin, NODE24_BIN_DIR, node20),
+        npmrc: registry.userNpmrc,
+        extra: { npm_config_prefix: prefix, DSH_HOME: user.dshHome, DSH_TELEMETRY_DISABLED: '1' },
+      });
+      for (const name of ['@wf/plugin', '@wf/engine', '@wf/sandbox'])
+        expect(registry.stored(name), name).toBe(false);
+      const r = await runBlock(readmeBlock('offline-add'), { cwd: clone, env });
+      timed('npm i -g and two dsh plugin add', r.ms);
+      expect(r.code, `${tail(r)}\n${registry.log().slice(-3000)}`).toBe(0);
+      for (const profile of ['web', 'headless']) {
+        const manifest = JSON.parse(
+          readFileSync(join(user.dshHome, 'profiles', profile, 'package.json'), 'utf8'),
+        );
+        // the package's dsh.bundle made it a profile layer: no hand-written row for the plugin
+        expect(manifest.dsh.profile.bundles, profile).toContain('@wf/plugin');
+      }
+      // the registry served third-party dependencies; nobody asked it for an @wf package
+      expect(registry.log()).toMatch(/GET \/valibot/);
+      expect(registry.log()).not.toMatch(/GET \/@wf/);
+    });
+
+    it('headless with the README rows answers: the workflow list and an inline run', async () => {
+      writeRows(user, 'headless');
+      await headlessAnswers(user, globalBin, 'SCENARIO-INSTALL-OFFLINE');
+    });
+
+    it('web with the README row answers /workflow parallel-investigation --wait', async () => {
+      writeRows(user, 'web');
+      await webAnswers(user, globalBin);
+    });
   });
 });
 
-describe('the registry install', { timeout: 300_000 }, () => {
-  let workspace: string;
+describe('once the packages are published: the registry install', { timeout: 600_000 }, () => {
   let published: Map<string, string>;
 
   it('the release script versions from changesets and publishes every package', async () => {
-    workspace = copyWorkspace(join(root, 'workspace'));
+    const workspace = copyWorkspace(join(root, 'workspace'));
     mkdirSync(join(root, 'maintainer'), { recursive: true });
     const env = npmEnv(registry.publisherNpmrc, join(root, 'maintainer'), join(root, 'store'));
     const { install, version, publish } = await release(workspace, env);
@@ -203,7 +262,7 @@ describe('the registry install', { timeout: 300_000 }, () => {
     expect(version.code, `${version.stdout}${version.stderr}`).toBe(0);
     expect(publish.code, `${publish.stdout}${publish.stderr}\n${registry.log()}`).toBe(0);
     published = publishable(workspace);
-    expect([...published.keys()]).toContain('@wf/plugin');
+    expect([...published.keys()]).toEqual(expect.arrayContaining(['@wf/plugin', '@wf/report']));
     for (const [name, version] of published) {
       expect(version, `${name} was versioned by changesets`).not.toBe('0.0.0');
       const doc = await registry.packument(name);
@@ -229,42 +288,40 @@ describe('the registry install', { timeout: 300_000 }, () => {
     }
   });
 
-  it('dsh plugin --profile headless add @wf/plugin installs it; the host runs workflows', async () => {
+  it('the registry block verbatim: dsh plugin add @wf/plugin answers in web; wf runs anywhere on Node 20', async () => {
     expect(published?.get('@wf/plugin')).toBeDefined();
-    const cwd = join(root, 'anywhere');
-    mkdirSync(cwd, { recursive: true });
-    const r = await installAndRun('registry', '@wf/plugin', cwd);
-    expect(
-      JSON.parse(readFileSync(join(r.sandbox.dshHome, 'profiles/headless/package.json'), 'utf8')),
-    ).toMatchObject({ dependencies: { '@wf/plugin': `^${published.get('@wf/plugin')}` } });
-    expectWorkflowsRan(r);
-  });
-
-  it('npm i -g @wf/cli from the registry; wf runs from any directory on Node 20', async () => {
-    const home = join(root, 'cli-user');
-    const prefix = join(root, 'global');
-    const anywhere = join(root, 'some-project');
-    for (const d of [home, prefix, anywhere]) mkdirSync(d, { recursive: true });
-    // the user's own Node (the suite's, >= 20.19) and npm; no pnpm, no clone
-    const env = {
-      ...npmEnv(registry.userNpmrc, home, join(root, 'store')),
-      PATH: `${dirname(process.execPath)}:/usr/bin:/bin`,
-    };
-    const install = await run('npm', ['i', '-g', '@wf/cli', '--prefix', prefix], {
-      cwd: anywhere,
-      env,
+    const user = sandbox('registry');
+    const prefix = join(user.root, 'global');
+    const globalBin = join(prefix, 'bin');
+    const env = userEnv({
+      home: user.home,
+      path: userPath(globalBin, NODE24_BIN_DIR, node20),
+      npmrc: registry.userNpmrc,
+      extra: { npm_config_prefix: prefix, DSH_HOME: user.dshHome, DSH_TELEMETRY_DISABLED: '1' },
     });
-    expect(install.code, `${install.stdout}${install.stderr}`).toBe(0);
-    const wf = join(prefix, 'bin', 'wf');
-    const list = await run(wf, ['list', '--json'], { cwd: anywhere, env });
+    const r = await runBlock(readmeBlock('registry-add'), { cwd: user.cwd, env });
+    timed('registry block', r.ms);
+    expect(r.code, `${tail(r)}\n${registry.log().slice(-3000)}`).toBe(0);
+    expect(
+      JSON.parse(readFileSync(join(user.dshHome, 'profiles/web/package.json'), 'utf8')),
+    ).toMatchObject({ dependencies: { '@wf/plugin': `^${published.get('@wf/plugin')}` } });
+    writeRows(user, 'web');
+    await webAnswers(user, globalBin);
+
+    // the user's own Node 20 runs the wf the block installed, in any directory
+    const anywhere = join(user.root, 'some-project');
+    mkdirSync(anywhere, { recursive: true });
+    const node20Env = { ...env, PATH: userPath(node20) };
+    const wf = join(globalBin, 'wf');
+    const list = await run(wf, ['list', '--json'], { cwd: anywhere, env: node20Env });
     expect(list.code, list.stderr).toBe(0);
     expect(JSON.parse(list.stdout)).toMatchObject({ ok: true });
-    const main = await run(wf, ['run', 'fan-out-and-synthesize', '--json'], { cwd: anywhere, env });
+    const main = await run(wf, ['run', 'fan-out-and-synthesize', '--json'], {
+      cwd: anywhere,
+      env: node20Env,
+    });
     expect(main.code, main.stderr).toBe(0);
     expect(JSON.parse(main.stdout)).toMatchObject({ ok: true, status: 'completed' });
     expect(existsSync(join(anywhere, '.dsh', 'workflow-runs'))).toBe(true);
-    process.stdout.write(
-      `npm i -g @wf/cli: ${(install.ms / 1000).toFixed(1)} s; wf run: ${(main.ms / 1000).toFixed(1)} s\n`,
-    );
   });
 });

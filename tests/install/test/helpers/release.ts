@@ -1,7 +1,6 @@
-// The maintainer's and the user's side of an install, as processes: build the repository, run the
-// release steps (`changeset version`, then the root `release:publish` script) on a temp copy of the
-// workspace so the repository itself is never versioned, pack the offline plugin tarball, and run
-// `dsh plugin --profile <p> ...` with pnpm on PATH the way DSH needs it.
+// The maintainer's side of an install, as processes: build the repository, and run the release
+// steps (`changeset version`, then the root `release:publish` script) on a temp copy of the
+// workspace so the repository itself is never versioned. The user's side is helpers/user.ts.
 import { spawnSync } from 'node:child_process';
 import {
   cpSync,
@@ -16,7 +15,6 @@ import {
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import {
-  DSH_BIN,
   type HostRun,
   NODE24_BIN_DIR,
   REPO_ROOT,
@@ -159,29 +157,4 @@ export async function release(
   if (version.code !== 0) return { install, version, publish: version };
   const publish = await run('pnpm', ['run', 'release:publish'], { cwd: workspace, env });
   return { install, version, publish };
-}
-
-/** `node tooling/repo/pack-offline.mjs --out <dir>`: the path of the tarball it wrote. */
-export async function packOffline(outDir: string, env: Record<string, string>): Promise<string> {
-  const r = await run(
-    join(NODE24_BIN_DIR, 'node'),
-    [join(REPO_ROOT, 'tooling/repo/pack-offline.mjs'), '--out', outDir],
-    { cwd: REPO_ROOT, env },
-  );
-  const path = r.stdout.trim().split('\n').pop() ?? '';
-  if (r.code !== 0 || !existsSync(path))
-    throw new Error(`pack-offline failed (${r.code}):\n${r.stdout}${r.stderr}`);
-  return path;
-}
-
-/** `dsh plugin --profile <profile> <args...>` from `cwd`, as a user types it. */
-export function dshPlugin(
-  profile: string,
-  args: readonly string[],
-  options: { cwd: string; env: Record<string, string> },
-): Promise<ProcessResult> {
-  return run(join(NODE24_BIN_DIR, 'node'), [DSH_BIN, 'plugin', '--profile', profile, ...args], {
-    ...options,
-    timeoutMs: 240_000,
-  });
 }
