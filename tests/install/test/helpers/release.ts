@@ -34,9 +34,9 @@ let pnpmShim: string | undefined;
 export function pnpmBinDir(): string {
   const found = spawnSync('sh', ['-c', 'command -v pnpm'], { encoding: 'utf8' }).stdout.trim();
   if (found) return dirname(found);
-  const command = pnpmCommand();
-  if (command[0] === 'pnpm')
-    throw new Error('pnpm is neither on PATH nor running this suite (npm_execpath)');
+  // the pnpm running this suite, else the README's own way to start one
+  const running = pnpmCommand();
+  const command = running[0] === 'pnpm' ? ['npx', '-y', 'pnpm@12.4.2'] : running;
   if (!pnpmShim) {
     const dir = mkdtempSync(join(tmpdir(), 'wf-pnpm-shim-'));
     const line = command.map((part) => JSON.stringify(part)).join(' ');

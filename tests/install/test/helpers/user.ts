@@ -4,6 +4,7 @@
 // runs, never what it does.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, symlinkSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { runProcess } from '../../../dsh-e2e/test/helpers/host.js';
 import { pnpmCommand } from '../../../../tooling/repo/pnpm-command.mjs';
@@ -36,10 +37,13 @@ export function userPath(...bins: string[]): string {
   return path;
 }
 
-let caches: { npm: string; pnpmStore: string } | undefined;
+let caches: { npm: string; pnpmStore: string; pnpmCache: string } | undefined;
 
-/** The developer's npm cache and pnpm store (read once through the tools themselves). */
-export function sharedCaches(): { npm: string; pnpmStore: string } {
+/**
+ * The developer's npm cache, pnpm store and pnpm metadata cache (where pnpm also remembers that a
+ * lockfile passed its supply-chain check), read once through the tools themselves.
+ */
+export function sharedCaches(): { npm: string; pnpmStore: string; pnpmCache: string } {
   if (caches) return caches;
   const npm = spawnSync('npm', ['config', 'get', 'cache'], { encoding: 'utf8' }).stdout.trim();
   const [cmd, ...pre] = pnpmCommand();
@@ -50,7 +54,8 @@ export function sharedCaches(): { npm: string; pnpmStore: string } {
   if (!npm || store.status !== 0 || !path)
     throw new Error(`cannot read the npm cache or pnpm store path: ${store.stderr}`);
   // `store path` names the versioned folder inside the store directory pnpm is configured with
-  caches = { npm, pnpmStore: /\/v\d+$/.test(path) ? dirname(path) : path };
+  const pnpmCache = join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'pnpm');
+  caches = { npm, pnpmStore: /\/v\d+$/.test(path) ? dirname(path) : path, pnpmCache };
   return caches;
 }
 
@@ -61,7 +66,7 @@ export function userEnv(options: {
   npmrc: string;
   extra?: Record<string, string>;
 }): Record<string, string> {
-  const { npm, pnpmStore } = sharedCaches();
+  const { npm, pnpmStore, pnpmCache } = sharedCaches();
   return {
     PATH: options.path,
     HOME: options.home,
@@ -70,6 +75,7 @@ export function userEnv(options: {
     npm_config_cache: npm,
     npm_config_update_notifier: 'false',
     pnpm_config_store_dir: pnpmStore,
+    pnpm_config_cache_dir: pnpmCache,
     ...options.extra,
   };
 }
