@@ -106,7 +106,8 @@ describe('a run reads as a summary line, then its result', () => {
     );
     const [text] = tool.output.render({}, reply);
     expect(text?.text).not.toMatch(/[\u001b\u0007\u202e]/);
-    expect(text?.text).toContain('ok \uFFFD]0;title\uFFFD \uFFFD evil');
+    // terminalText shows each one as its JSON escape (host-text.ts)
+    expect(text?.text).toContain('ok \\u001b]0;title\\u0007 \\u202e evil');
   });
 });
 

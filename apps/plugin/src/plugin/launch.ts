@@ -30,7 +30,7 @@ import {
   type StartContext,
   type StartInput,
 } from './state.js';
-import { capped, displayText, runText, valueText } from './run-text.js';
+import { capped, runText, valueText } from './run-text.js';
 import { confirmAndImport } from './trusted-local.js';
 import { resolveInput } from './workflows.js';
 
@@ -314,7 +314,7 @@ export function denialHint(outcome: string | undefined, config: PluginConfig): s
 /** The run tool's answer: a reply as readable text (run-text.ts); anything else as JSON text. */
 export function renderResult(state: ServiceState, value: unknown): string {
   const max = state.config.maxResultChars;
-  return isReply(value) ? runText(value, max) : displayText(capped(valueText(value), max));
+  return isReply(value) ? runText(value, max) : capped(valueText(value), max);
 }
 
 function isReply(value: unknown): value is RunReply {

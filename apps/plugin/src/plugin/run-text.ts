@@ -1,17 +1,11 @@
 // How a run reads in DSH: one summary line, then what the run returned. The run tool's result
 // (what the model reads), the `/workflow` answers and a background run's job output all come from
 // here, so one run reads the same wherever DSH shows it. Run text is untrusted (model-written code
-// produced it): control and bidi-override characters are dropped before DSH shows it anywhere.
+// produced it): where the plugin meets DSH every shown text passes terminalText (host-text.ts);
+// names here are escaped on their line as well, so a summary line stays one line.
+import { terminalText } from '@wf/bridge/terminal-text';
 import { duration, grouped } from '@wf/report';
 import type { RunReply, RunSummary } from './state.js';
-
-/** C0/C1 controls (newline and tab kept), line separators and bidi embeddings/overrides/isolates. */
-const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
-
-/** Text from a run, safe to show: unsafe characters become U+FFFD, so nothing vanishes silently. */
-export function displayText(value: string): string {
-  return value.replace(UNSAFE, '\uFFFD');
-}
 
 /** A run's value as text: a string as it is, anything else as indented JSON. */
 export function valueText(value: unknown): string {
@@ -41,7 +35,7 @@ function agentsText(agents: NonNullable<RunReply['agents']>): string {
 
 /** The summary line: `Workflow "x" completed in 1.2s (run run-…; 3 agents: 3 completed).` */
 export function summaryLine(reply: RunReply): string {
-  const name = reply.workflow === undefined ? 'workflow' : `"${displayText(reply.workflow)}"`;
+  const name = reply.workflow === undefined ? 'workflow' : `"${terminalText(reply.workflow)}"`;
   const status = reply.status === 'running' ? 'started in the background' : reply.status;
   const took =
     reply.durationMs !== undefined && reply.status !== 'running'
@@ -62,13 +56,13 @@ export function runText(reply: RunReply, maxChars: number): string {
     lines.push(
       `${reply.jobId ? `DSH job ${reply.jobId} owns it. ` : ''}Follow it with /workflow show ${reply.runId}; stop it with /workflow stop ${reply.runId}.`,
     );
-  if (reply.note) lines.push(displayText(reply.note));
+  if (reply.note) lines.push(reply.note);
   if (reply.error) {
-    lines.push(`Error: ${reply.error.code}: ${displayText(reply.error.message)}`);
-    if (reply.error.hint) lines.push(`Hint: ${displayText(reply.error.hint)}`);
+    lines.push(`Error: ${reply.error.code}: ${terminalText(reply.error.message)}`);
+    if (reply.error.hint) lines.push(`Hint: ${reply.error.hint}`);
   }
   if (reply.result !== undefined)
-    lines.push('', 'Result:', displayText(capped(valueText(reply.result), maxChars)));
+    lines.push('', 'Result:', capped(valueText(reply.result), maxChars));
   return lines.join('\n');
 }
 
@@ -79,5 +73,5 @@ export function runLine(run: RunSummary & { readonly interrupted?: boolean }): s
       ? ` in ${duration(run.endedAt - run.startedAt)}`
       : '';
   const status = run.interrupted ? 'interrupted' : run.status;
-  return `${run.runId}  ${displayText(run.workflow)}  ${status}${took}  started ${new Date(run.startedAt).toISOString()}`;
+  return `${run.runId}  ${terminalText(run.workflow)}  ${status}${took}  started ${new Date(run.startedAt).toISOString()}`;
 }
