@@ -346,7 +346,7 @@ describe('run_workflow', () => {
     const none = harness();
     await expect(
       tool(none, 'run_workflow').execute({ name: 'local-x' }, exec(none)),
-    ).rejects.toThrow(/WF_PLUGIN_CONFIRMATION_REQUIRED/);
+    ).rejects.toThrow(/WF_PLUGIN_CONFIRMATION_REQUIRED.*No option skips this confirmation/);
     const declined = harness({
       questions: async () => ({
         answers: [{ id: 'workflow-trusted-local', selected: ['Cancel'] }],

@@ -59,7 +59,7 @@ function modelNotice(runs: readonly RunSummary[], state: ServiceState): string {
     'Workflow runs interrupted when DSH last exited in this project (not finished; nothing is running them):',
     ...shown,
     ...more,
-    `Tell the user they can continue one with \`/${commandName} resume <run>\` (completed children are replayed from the journal, not run again); you can continue one with ${manageToolName} action resume-run, when the user wants it.`,
+    `Tell the user: they can continue one by typing \`/${commandName} resume <run>\` where DSH takes slash commands (the web UI), or by asking you; you continue one with ${manageToolName} action resume-run (completed children are replayed from the journal, not run again).`,
   ].join('\n');
 }
 
