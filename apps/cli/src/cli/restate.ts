@@ -235,7 +235,7 @@ export async function runOnRestate(
   };
   process.on('SIGINT', onSigint);
   const admin = adminFlag ?? adminNextTo(ingress);
-  const slow = setTimeout(() => void notStarted(ctx, ingress, admin, runId), NOT_STARTED_MS);
+  const slow = setTimeout(() => void notStarted(ctx, admin, runId), NOT_STARTED_MS);
   const done = await restateCall(() => awaitRun(ingress, runId)).finally(() => {
     clearTimeout(slow);
     process.off('SIGINT', onSigint);
@@ -307,12 +307,7 @@ const NOT_STARTED_MS = 5_000;
  * pinned to does not answer (its worker died, nothing behind its address) or Restate keeps
  * retrying it, `wf run` says so instead of waiting in silence.
  */
-async function notStarted(
-  ctx: CliContext,
-  ingress: string,
-  admin: string,
-  runId: string,
-): Promise<void> {
+async function notStarted(ctx: CliContext, admin: string, runId: string): Promise<void> {
   try {
     const { runProgress } = await import('@wf/restate');
     const progress = await runProgress(admin, runId);
