@@ -192,6 +192,9 @@ export function applyRunEvent(model: RunModel, event: RunEventLike): void {
         model.agents.push(agent);
       }
       if (event.type === 'cache-hit') {
+        // One that ended in an earlier attempt of this run (the log of a run a durable engine
+        // continued holds both) keeps how it ended, and its tokens are counted once.
+        if (agent.endedAt !== undefined) break;
         // A replayed child never ran this time: it is drawn, but not counted as concurrent.
         agent.outcome = 'cached';
         agent.endedAt = time;
