@@ -22,8 +22,11 @@ export function makeCapsule(name: string, marker = 'v1'): Record<string, unknown
   };
 }
 
-/** A fresh real (canonical) temp directory, removed by the returned cleanup. */
-export function tempDir(prefix = 'wf-catalog-'): { dir: string; cleanup: () => void } {
-  const dir = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+/** A fresh real (canonical) temp directory (under `parent`, default the OS's), removed by cleanup. */
+export function tempDir(
+  prefix = 'wf-catalog-',
+  parent: string = tmpdir(),
+): { dir: string; cleanup: () => void } {
+  const dir = realpathSync(mkdtempSync(join(parent, prefix)));
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
