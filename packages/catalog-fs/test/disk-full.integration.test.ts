@@ -3,35 +3,15 @@
 // and loses nothing; events that hit ENOSPC are kept and written once space returns, with no
 // split or repeated line. Then, without root, every write path failed in turn (injected).
 import { execFileSync } from 'node:child_process';
-import {
-  accessSync,
-  constants,
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openCatalog, openRunStore } from '../src/index.js';
 import { type Fault, type FaultyFs, installFaultyFs } from './helpers/faulty-fs.js';
-import { makeCapsule, tempDir } from './helpers/fixtures.js';
+import { makeCapsule, memoryTmp, tempDir } from './helpers/fixtures.js';
 import { event, finishRecord, startRecord } from './helpers/runs.js';
 
 const ls = (path: string) => (existsSync(path) ? readdirSync(path) : []);
-
-/** /dev/shm when it is a writable directory (a tmpfs on Linux), else the OS temp directory. */
-function memoryTmp(): string | undefined {
-  try {
-    accessSync('/dev/shm', constants.W_OK);
-    return statSync('/dev/shm').isDirectory() ? '/dev/shm' : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 const { dir, cleanup } = tempDir('wf-diskfull-');
 const mnt = join(dir, 'small');

@@ -62,15 +62,17 @@ function plant(runId: string, patch: (json: Record<string, unknown>) => void): v
   writeFileSync(path, JSON.stringify(json));
 }
 
+/** A patch setting one (dotted) field of run.json. */
+const set =
+  (path: string, value: unknown) =>
+  (json: Record<string, unknown>): void => {
+    const keys = path.split('.');
+    let at = json;
+    for (const key of keys.slice(0, -1)) at = at[key] as Record<string, unknown>;
+    at[keys.at(-1) as string] = value;
+  };
+
 describe('run.json checked field by field', () => {
-  const set =
-    (path: string, value: unknown) =>
-    (json: Record<string, unknown>): void => {
-      const keys = path.split('.');
-      let at = json;
-      for (const key of keys.slice(0, -1)) at = at[key] as Record<string, unknown>;
-      at[keys.at(-1) as string] = value;
-    };
   const cases: [string, (json: Record<string, unknown>) => void, string][] = [
     ['a number for the workflow', set('workflow', 42), 'field workflow must be a string'],
     ['an unknown status', set('status', 'exploded'), 'field status must be one of'],
@@ -108,6 +110,22 @@ describe('run.json checked field by field', () => {
       await fresh.close();
     });
   }
+
+  it('an unreadable run is deleted only with force, and the refusal says why', async () => {
+    await finished('run-bad');
+    plant('run-bad', set('workflow', 42));
+    expect(await store.delete('run-bad')).toMatchObject({
+      ok: false,
+      error: {
+        code: 'WF_CATALOG_RUN_CORRUPT',
+        message: expect.stringContaining('run.json: field workflow must be a string'),
+      },
+    });
+    expect(await store.delete('run-bad', { force: true })).toEqual({
+      ok: true,
+      deleted: 'run-bad',
+    });
+  });
 
   it('run.json that is not an object is unreadable, not a crash', async () => {
     await finished('run-bad');

@@ -241,6 +241,9 @@ async function recoverRun(
     },
   };
   try {
+    // A result.json beside a run that never recorded its end (its owner died between the two
+    // writes) is no result of it: removed first, so a result on disk always has its end beside it.
+    await fsp.unlink(dir.at('result.json')).catch(() => undefined);
     await writeFileAtomic(dir, 'run.json', `${JSON.stringify(marked, null, 2)}\n`, 0o600, CODES);
   } catch (error) {
     // A full or read-only disk: the run stays as it is (its owner is gone, so it is not active)

@@ -1,5 +1,5 @@
 // Shared test helpers: real temp directories and valid dsh.workflow v1 capsules.
-import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { accessSync, constants, mkdtempSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -29,4 +29,14 @@ export function tempDir(
 ): { dir: string; cleanup: () => void } {
   const dir = realpathSync(mkdtempSync(join(parent, prefix)));
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** /dev/shm when it is a writable directory (a tmpfs on Linux: fsync is free), else undefined. */
+export function memoryTmp(): string | undefined {
+  try {
+    accessSync('/dev/shm', constants.W_OK);
+    return statSync('/dev/shm').isDirectory() ? '/dev/shm' : undefined;
+  } catch {
+    return undefined;
+  }
 }
