@@ -3,6 +3,7 @@
 // text and usage messages keep the wording and layout users saw before (commander's), so scripts
 // and muscle memory carry over. Nothing here knows a verb: verbs.ts declares them.
 import { parseArgs } from 'node:util';
+import { EXIT } from './errors.js';
 
 export interface OptionSpec {
   /** `--name`, `--name <value>` or `--no-name` (then the option defaults to true). */
@@ -44,7 +45,7 @@ export class UsageError extends Error {}
 /** What the command line asked for: run a verb, print help or the version. */
 export type Parsed =
   | { kind: 'verb'; verb: VerbSpec; positional: Positional[]; options: Options }
-  | { kind: 'help'; text: string; toStderr: boolean; exitCode: 0 | 2 }
+  | { kind: 'help'; text: string; toStderr: boolean; exitCode: typeof EXIT.ok | typeof EXIT.usage }
   | { kind: 'version' };
 
 const HELP: OptionSpec = { flags: '-h, --help', description: 'display help for command' };
@@ -82,10 +83,20 @@ export function parseCommandLine(
   const args = argv.slice(2);
   const first = args[0];
   if (first === undefined)
-    return { kind: 'help', text: programHelp(program, helpWidth()), toStderr: true, exitCode: 2 };
+    return {
+      kind: 'help',
+      text: programHelp(program, helpWidth()),
+      toStderr: true,
+      exitCode: EXIT.usage,
+    };
   if (first === '-V' || first === '--version') return { kind: 'version' };
   if (first === '-h' || first === '--help')
-    return { kind: 'help', text: programHelp(program, helpWidth()), toStderr: false, exitCode: 0 };
+    return {
+      kind: 'help',
+      text: programHelp(program, helpWidth()),
+      toStderr: false,
+      exitCode: EXIT.ok,
+    };
   if (first.startsWith('-')) throw new UsageError(`unknown option '${first}'`);
   if (first === 'help') {
     const topic = args[1];
@@ -94,14 +105,14 @@ export function parseCommandLine(
         kind: 'help',
         text: programHelp(program, helpWidth()),
         toStderr: false,
-        exitCode: 0,
+        exitCode: EXIT.ok,
       };
     const verb = findVerb(program, topic);
     return {
       kind: 'help',
       text: verbHelp(program, verb, helpWidth()),
       toStderr: false,
-      exitCode: 0,
+      exitCode: EXIT.ok,
     };
   }
   const verb = findVerb(program, first);
@@ -173,7 +184,7 @@ function parseVerb(
       kind: 'help',
       text: verbHelp(program, verb, helpWidth()),
       toStderr: false,
-      exitCode: 0,
+      exitCode: EXIT.ok,
     };
   if (unknown !== undefined) {
     const candidates = [...flags.map((f) => f.long), '--help'];

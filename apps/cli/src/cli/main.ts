@@ -3,6 +3,7 @@
 // and, under --json, one error document on stdout.
 import { readFileSync } from 'node:fs';
 import { type ProgramSpec, parseCommandLine, UsageError } from './command-line.js';
+import { EXIT } from './errors.js';
 import { STDERR, STDOUT } from './std-output.js';
 import { VERBS } from './verbs.js';
 
@@ -39,21 +40,21 @@ export async function main(argv: readonly string[]): Promise<number> {
     const parsed = parseCommandLine(PROGRAM, argv, helpWidth);
     if (parsed.kind === 'version') {
       STDOUT.write(`${packageVersion()}\n`);
-      code = 0;
+      code = EXIT.ok;
     } else if (parsed.kind === 'help') {
       (parsed.toStderr ? STDERR : STDOUT).write(parsed.text);
       code = parsed.exitCode;
     } else {
       await parsed.verb.action(parsed.positional, parsed.options);
-      code = typeof process.exitCode === 'number' ? process.exitCode : 0;
+      code = typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok;
     }
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    code = 2;
+    code = EXIT.usage;
     STDERR.write(`error: ${error.message}\n(run \`wf --help\` for usage)\n`);
     if (argv.includes('--json')) {
       STDOUT.write(
-        `${JSON.stringify({ ok: false, error: { code: 'WF_CLI_USAGE', message: error.message }, exitCode: 2 }, null, 2)}\n`,
+        `${JSON.stringify({ ok: false, error: { code: 'WF_CLI_USAGE', message: error.message }, exitCode: EXIT.usage }, null, 2)}\n`,
       );
     }
   }

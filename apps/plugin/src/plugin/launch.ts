@@ -10,7 +10,7 @@ import {
   nativeStopReason,
   startJob,
 } from '@wf/dsh-adapter';
-import type { RunHandle, WorkflowInput } from '@wf/engine';
+import type { RunDone, RunHandle, WorkflowInput } from '@wf/engine';
 import { PluginError } from './errors.js';
 import { nativeWriter, projectOf } from './project.js';
 import {
@@ -165,7 +165,8 @@ export async function startRun(
     summary.endedAt = Date.now();
     if (d.result !== undefined) summary.result = d.result;
     if (d.error) summary.error = { ...d.error };
-    native.runEnd(runId, nativeStopReason(d.status));
+    // Invariant 12: a run whose end is not on record is not shown to DSH as completed.
+    native.runEnd(runId, d.recorded === false ? 'error' : nativeStopReason(d.status));
     project.router.unbind(runId);
     state.active.delete(runId);
     return d;
@@ -187,7 +188,12 @@ export async function startRun(
     owner: agent,
     cancel: (reason) => handle.stop(reason ?? 'killed through DSH jobs'),
     done: settled.then((d) => ({
-      status: d.status === 'completed' ? 'completed' : d.status === 'stopped' ? 'killed' : 'failed',
+      status:
+        d.status === 'completed' && d.recorded !== false
+          ? 'completed'
+          : d.status === 'stopped'
+            ? 'killed'
+            : 'failed',
       detail: d.error ? `${d.error.code}: ${d.error.message}` : d.status,
       output: renderResult(state, d.result),
     })),
@@ -230,7 +236,7 @@ function mirrorEvents(handle: RunHandle, summary: RunSummary): void {
  */
 function settle(handle: RunHandle): Promise<RunOutcome> {
   return handle.done.then(
-    (d): RunOutcome => d,
+    (d): RunOutcome => (d.unrecorded ? unrecordedOutcome(handle.runId, d) : d),
     (error): RunOutcome => ({
       status: 'failed',
       error: {
@@ -241,6 +247,35 @@ function settle(handle: RunHandle): Promise<RunOutcome> {
   );
 }
 
+/**
+ * Invariant 12: a run the run store could not record is never answered as done. Its outcome is
+ * kept (the result is its only copy until the store can write: the store retries while DSH runs),
+ * with `recorded: false` and an error that says so; a run whose start could not be recorded did
+ * not run at all.
+ */
+function unrecordedOutcome(runId: string, d: RunDone): RunOutcome {
+  const why = d.unrecorded?.message ?? 'the run store refused it';
+  if (d.unrecorded?.stage === 'begin') {
+    return {
+      status: 'failed',
+      recorded: false,
+      error: {
+        code: 'WF_PLUGIN_RUN_UNRECORDED',
+        message: `run ${runId} could not be recorded, so it did not start: ${why}`,
+      },
+    };
+  }
+  return {
+    status: d.status,
+    recorded: false,
+    ...(d.result !== undefined ? { result: d.result } : {}),
+    error: {
+      code: 'WF_PLUGIN_RUN_UNRECORDED',
+      message: `run ${runId} ${d.status}, but its end could not be recorded: ${why}. ${d.result === undefined ? 'This answer holds its outcome' : 'The result in this answer is its only copy'} until the run store can write again (it keeps trying while DSH runs); the run stays resumable${d.error ? ` (the run's own error: ${d.error.code}: ${d.error.message})` : ''}`,
+    },
+  };
+}
+
 function replyOf(summary: RunSummary, d: RunOutcome): RunReply {
   return {
     runId: summary.runId,
@@ -248,6 +283,7 @@ function replyOf(summary: RunSummary, d: RunOutcome): RunReply {
     ...(summary.resumedFrom ? { resumedFrom: summary.resumedFrom } : {}),
     ...(d.result !== undefined ? { result: d.result } : {}),
     ...(d.error ? { error: { ...d.error } } : {}),
+    ...(d.recorded === false ? { recorded: false as const } : {}),
   };
 }
 

@@ -56,6 +56,8 @@ export interface RunReply {
   readonly jobId?: string;
   readonly note?: string;
   readonly resumedFrom?: { readonly runId: string; readonly at: number };
+  /** False when the run's end is not on record: never reported as done (invariant 12). */
+  readonly recorded?: false;
 }
 
 /** The one failure shape of the kit: `{ ok: false, error: { code, message, hint? } }`. */
@@ -94,8 +96,13 @@ export interface Project {
   readonly store: RunStore;
 }
 
-/** What the plugin reports of a finished run (the cost stays in the run store). */
-export type RunOutcome = Pick<RunDone, 'status' | 'result' | 'error'>;
+/**
+ * What the plugin reports of a finished run (the cost stays in the run store). `recorded: false`:
+ * its end is not on record (invariant 12), and `error` says why (WF_PLUGIN_RUN_UNRECORDED).
+ */
+export type RunOutcome = Pick<RunDone, 'status' | 'result' | 'error'> & {
+  readonly recorded?: false;
+};
 
 export interface ActiveRun {
   readonly handle: RunHandle;
