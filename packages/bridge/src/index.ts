@@ -134,4 +134,6 @@ export {
 } from './run-records.js';
 export type { RunSpan } from './run-span.js';
 export { isTerminalEventType, runSpan } from './run-span.js';
+export type { TerminalTextLayout } from './terminal-text.js';
+export { terminalText } from './terminal-text.js';
 export type { ValidationIssue } from './validation-issue.js';

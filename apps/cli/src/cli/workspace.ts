@@ -3,7 +3,7 @@
 // plugin share one on-disk format. The run store is in store.ts and the shipped workflows in
 // shipped.ts: the run-store verbs load neither the catalog nor the patterns.
 import { type Catalog, defaultCatalogRoots, openCatalog } from '@wf/catalog-fs';
-import type { CliContext } from './context.js';
+import { type CliContext, printNote } from './context.js';
 import { CliError } from './errors.js';
 import { runsRoot } from './store.js';
 
@@ -32,7 +32,7 @@ export async function openProjectCatalog(ctx: CliContext): Promise<Catalog | und
   } catch (e) {
     const reason = `the workflow catalog cannot be opened: ${(e as Error).message}`;
     problems.set(ctx, reason);
-    if (!ctx.json) ctx.stderr.write(`wf: ${reason}; only built-ins are available\n`);
+    if (!ctx.json) printNote(ctx, `wf: ${reason}; only built-ins are available`);
     return undefined;
   }
 }
