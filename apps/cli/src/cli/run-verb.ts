@@ -8,7 +8,7 @@ import { terminalText } from '@wf/bridge/terminal-text';
 import { type Catalog, CatalogFsError, type TrustedLocalModule } from '@wf/catalog-fs';
 import type { Engine, RunDone, RunHandle, SandboxLike, SourceCheck } from '@wf/engine';
 import { createProgressView, type ProgressView } from '../progress/view.js';
-import { duration, grouped } from '../report/format.js';
+import { duration, grouped } from '@wf/report';
 import { parseInteger, readArgs } from './args.js';
 import {
   type CliContext,

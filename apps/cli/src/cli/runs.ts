@@ -7,8 +7,15 @@ import { join, resolve } from 'node:path';
 import { runSpan } from '@wf/bridge/run-span';
 import { terminalText } from '@wf/bridge/terminal-text';
 import { CatalogFsError, type RunStore } from '@wf/catalog-fs/run-store';
-import { duration, grouped, utcMinute } from '../report/format.js';
-import { foldRunEvents, isRecord, phaseStats } from '../report/run-model.js';
+import {
+  duration,
+  foldRunEvents,
+  grouped,
+  isRecord,
+  phaseStats,
+  renderRunReport,
+  utcMinute,
+} from '@wf/report';
 import { errorText, parseDuration, parseInteger } from './args.js';
 import {
   type CliContext,
@@ -515,8 +522,6 @@ export async function reportCommand(
 ): Promise<ExitCode> {
   return withReadStore(ctx, async (store) => {
     const run = await loadRun(store, target);
-    // The HTML report is loaded by `wf report` only.
-    const { renderRunReport } = await import('../report/render.js');
     const html = renderRunReport({
       run: { ...run.snapshot, ...(run.result ? { result: run.result.value } : {}) },
       events: run.events,

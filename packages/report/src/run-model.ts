@@ -288,6 +288,22 @@ function agentIndex(model: RunModel): Map<string, AgentSpan> {
   return index;
 }
 
+/**
+ * The run's agents by outcome: the one count every surface prints (the report's header, the
+ * plugin's run summary), so two views of one run never disagree.
+ */
+export function agentCounts(model: RunModel): Record<AgentOutcome, number> {
+  const counts: Record<AgentOutcome, number> = {
+    running: 0,
+    completed: 0,
+    failed: 0,
+    stopped: 0,
+    cached: 0,
+  };
+  for (const agent of model.agents) counts[agent.outcome] += 1;
+  return counts;
+}
+
 export function runningAgents(model: RunModel): number {
   let n = 0;
   for (const agent of model.agents) if (agent.outcome === 'running') n += 1;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { renderRunReport } from '../src/report/render.js';
-import { foldRunEvents } from '../src/report/run-model.js';
+import { renderRunReport } from '../src/render.js';
+import { foldRunEvents } from '../src/run-model.js';
 import { syntheticEvents } from './fixtures/run-events.js';
 
 const HOSTILE = [
