@@ -1,7 +1,7 @@
 // `wf check` end to end: spawns the real command line (from source, through tsx, so the test
 // does not depend on a build) on real files and asserts its output and exit codes.
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -154,6 +154,26 @@ describe('wf check', () => {
       expect(r.code, file).toBe(2);
       expect(r.stderr, file).toContain(text);
     }
+  });
+
+  it('refuses a FIFO, a device and a file that is not UTF-8 by what they are, without blocking on them', () => {
+    const dir = tempDir();
+    execFileSync('mkfifo', [join(dir, 'fifo.js')]);
+    writeFileSync(join(dir, 'latin1.js'), Buffer.from([0x2f, 0x2f, 0xe9, 0x0a]));
+    for (const [file, text] of [
+      ['fifo.js', 'fifo.js is a FIFO (named pipe), not a file; refusing to read it'],
+      ['/dev/null', '/dev/null: not a workflow file'],
+      ['latin1.js', 'latin1.js is not valid UTF-8 text'],
+    ] as const) {
+      const r = wf(['check', file], dir);
+      expect(r.code, file).toBe(2);
+      expect(r.stderr, file).toContain(text);
+    }
+    // A device with a workflow's extension: classified, never opened (a read would never end).
+    symlinkSync('/dev/zero', join(dir, 'zero.js'));
+    const zero = wf(['check', 'zero.js'], dir);
+    expect(zero.code).toBe(2);
+    expect(zero.stderr).toContain('zero.js is a character device, not a file');
   });
 
   it('reports an input error in --json as a per-file problem', () => {

@@ -3,7 +3,15 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CLI_EXIT_CODES, CliError, EXIT } from '../src/cli/errors.js';
+import {
+  CLI_EXIT_CODES,
+  CliError,
+  EXIT,
+  EXIT_TABLE,
+  exitCodeTable,
+  exitCodesHelp,
+} from '../src/cli/errors.js';
+import { EXIT_CODES_HELP } from '../src/cli/verbs.js';
 
 const docs = join(import.meta.dirname, '..', '..', '..', 'docs');
 
@@ -23,6 +31,25 @@ describe('WF_CLI_* codes', () => {
       expect(row, `docs/cli.md links ${code}`).toMatch(new RegExp(`^\\| ${exit} \\|`));
     });
   }
+
+  it("docs/cli.md's exit-code table is the one table (EXIT_TABLE and CLI_EXIT_CODES)", () => {
+    const doc = readFileSync(join(docs, 'cli.md'), 'utf8');
+    const at = doc.indexOf('| code | meaning | error codes |');
+    const table = doc
+      .slice(at)
+      .split('\n')
+      .filter((l) => l.startsWith('|'))
+      .join('\n');
+    // On a difference, paste exitCodeTable() (apps/cli/src/cli/errors.ts) into docs/cli.md.
+    expect(table).toBe(exitCodeTable());
+  });
+
+  it('every exit code has one row, and `wf --help` lists each', () => {
+    expect(EXIT_TABLE.map((r) => r.exit)).toEqual(Object.values(EXIT));
+    expect(EXIT_CODES_HELP).toContain(exitCodesHelp());
+    for (const { exit } of EXIT_TABLE)
+      expect(EXIT_CODES_HELP).toMatch(new RegExp(`\\n  ${exit} +\\S`));
+  });
 
   it('CliError carries code, hint, details and its exit code, branded across realms', () => {
     const e = new CliError('WF_CLI_RUN_ACTIVE', 'busy', { hint: 'wait', details: { id: 1 } });

@@ -1,5 +1,6 @@
 // `wf run` and `wf resume` through the real bin: results, --json shapes, exit codes, bad input with
 // clear messages, and Ctrl-C recorded as `stopped` then resumed from the journal.
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -136,17 +137,67 @@ describe('wf run', () => {
     );
   });
 
-  it('exits 1 for source that breaks the contract; nothing escapes', async () => {
+  it('exits 2 for source that breaks the contract, records no run; nothing escapes', async () => {
     p.file(
       'hostile.workflow.js',
       "async function run(wf, args) {\n  return require('fs').readFileSync('/etc/passwd', 'utf8');\n}\n",
     );
+    const before = recordedRuns().length;
     const r = await wf(['run', './hostile.workflow.js', '--json'], p);
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(2);
     const doc = json(r);
-    expect(doc.status).toBe('failed');
+    expect(doc).toMatchObject({
+      ok: false,
+      exitCode: 2,
+      error: { code: 'WF_CLI_WORKFLOW_INVALID' },
+    });
     expect(JSON.stringify(doc.error)).toMatch(/require/);
     expect(JSON.stringify(doc)).not.toContain('root:x:0');
+    expect(recordedRuns().length).toBe(before);
+  });
+
+  it('a file that cannot be a workflow exits 2 and records no run: empty, not UTF-8, a syntax error, no run(), a FIFO, a device', async () => {
+    p.file('empty.workflow.js', '');
+    p.file('syntax.workflow.js', 'async function run(wf, args) { return ; ; ) }\n');
+    p.file('norun.workflow.js', 'const x = 1;\n');
+    writeFileSync(join(p.dir, 'latin1.workflow.js'), Buffer.from([0x2f, 0x2f, 0xe9, 0x0a]));
+    writeFileSync(
+      join(p.dir, 'args-latin1.json'),
+      Buffer.from([0x7b, 0x22, 0xe9, 0x22, 0x3a, 0x31, 0x7d]),
+    );
+    execFileSync('mkfifo', [join(p.dir, 'pipe.workflow.js')]);
+    const before = recordedRuns().length;
+    for (const [file, message] of [
+      [
+        'empty.workflow.js',
+        /cannot run: it breaks the workflow source contract: .*WF_SOURCE_SHAPE/,
+      ],
+      ['syntax.workflow.js', /cannot run: .*WF_SOURCE_SYNTAX/],
+      ['norun.workflow.js', /cannot run: .*WF_SOURCE_SHAPE/],
+      ['latin1.workflow.js', /latin1\.workflow\.js is not valid UTF-8 text/],
+      ['pipe.workflow.js', /pipe\.workflow\.js is a FIFO \(named pipe\), not a file/],
+      ['/dev/zero', /\/dev\/zero is a character device, not a file/],
+      ['.dsh', /\.\/\.dsh is a directory, not a file/],
+    ] as const) {
+      const target = file.startsWith('/') ? file : `./${file}`;
+      const r = await wf(['run', target, '--json'], p);
+      expect(r.code, file).toBe(2);
+      const doc = json(r) as { error: { code: string; message: string } };
+      expect(doc.error.code, file).toBe('WF_CLI_WORKFLOW_INVALID');
+      expect(doc.error.message, file).toMatch(message);
+    }
+    const args = await wf(
+      ['run', 'angles.workflow.json', '--args-file', 'args-latin1.json', '--json'],
+      p,
+    );
+    expect(args.code).toBe(2);
+    expect(json(args)).toMatchObject({
+      error: {
+        code: 'WF_CLI_ARGS_JSON',
+        message: '--args-file args-latin1.json is not valid UTF-8 text',
+      },
+    });
+    expect(recordedRuns().length).toBe(before);
   });
 });
 

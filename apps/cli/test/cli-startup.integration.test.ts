@@ -62,9 +62,10 @@ const matching = (modules: string[], pattern: RegExp) => modules.filter((m) => p
 
 const BABEL = /npm:@babel\/parser\//;
 const ENGINE = /\/packages\/(engine|sandbox)\/|npm:quickjs|npm:@jitl\//;
-// Any of the bridge but its light run-span and terminal-text entries (no schemas, no prelude),
-// and valibot.
-const SCHEMAS = /\/packages\/bridge\/(?!dist\/(run-span|terminal-text)\.js$)|npm:valibot\//;
+// Any of the bridge but its light entries (run-span, terminal-text, and run-records: the record
+// schemas as plain checks), so no capsule schemas, no prelude, and valibot.
+const SCHEMAS =
+  /\/packages\/bridge\/(?!dist\/(run-span|terminal-text|run-records)\.js$)|npm:valibot\//;
 // The generated listing index of the shipped workflows: no capsule, no embedded source.
 const PATTERNS_INDEX =
   /\/packages\/patterns\/dist\/(shipped-index|internal\/shipped-index\.generated)\.js$/;

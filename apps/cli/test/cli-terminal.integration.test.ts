@@ -63,40 +63,52 @@ function runDir(runId: string): string {
   return join(p.dir, '.dsh', 'workflow-runs', runId);
 }
 
-/** Rewrites run.json of a run with hostile values in every field a verb prints. */
+/**
+ * Rewrites run.json of a run with hostile values in every text field a verb prints. Hostile text
+ * in a field of another type (a count, the status, the trust class) makes the run unreadable when
+ * it is read (@wf/catalog-fs checks records field by field): the `-typed` copy holds those, and
+ * nothing of them may be printed either.
+ */
 function plantRunJson(runId: string): void {
   const file = join(runDir(runId), 'run.json');
   const snap = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
   Object.assign(snap, {
     workflow: hostile('workflow'),
-    execution: hostile('execution'),
     provider: hostile('provider'),
     simulated: true,
     error: { code: hostile('code'), message: hostile('message') },
     resumedFrom: { runId: hostile('resumed'), at: 0 },
     // Result text is multi-line by nature: no forged line in it.
     resultSummary: hostileText('summary'),
-    cost: {
-      wallClockDurationMs: hostile('wall'),
-      agentsStarted: hostile('started'),
-      agentsCompleted: hostile('completed'),
-      cacheHits: hostile('hits'),
-      peakConcurrency: hostile('peak'),
-      tokenUsage: {
-        inputTokens: hostile('in'),
-        outputTokens: hostile('out'),
-        totalTokens: hostile('total'),
-      },
-    },
   });
   writeFileSync(file, JSON.stringify(snap));
-  // A copy whose status and result summary are all there is to show (no result.json).
+  const typed = `${runId}-typed`;
+  cpSync(runDir(runId), runDir(typed), { recursive: true });
+  writeFileSync(
+    join(runDir(typed), 'run.json'),
+    JSON.stringify({
+      ...snap,
+      runId: typed,
+      status: hostile('status'),
+      execution: hostile('execution'),
+      cost: {
+        wallClockDurationMs: hostile('wall'),
+        agentsStarted: hostile('started'),
+        agentsCompleted: hostile('completed'),
+        cacheHits: hostile('hits'),
+        peakConcurrency: hostile('peak'),
+        tokenUsage: {
+          inputTokens: hostile('in'),
+          outputTokens: hostile('out'),
+          totalTokens: hostile('total'),
+        },
+      },
+    }),
+  );
+  // A copy whose result summary is all there is to show (no result.json).
   const copy = `${runId}-planted`;
   cpSync(runDir(runId), runDir(copy), { recursive: true });
-  writeFileSync(
-    join(runDir(copy), 'run.json'),
-    JSON.stringify({ ...snap, runId: copy, status: hostile('status') }),
-  );
+  writeFileSync(join(runDir(copy), 'run.json'), JSON.stringify({ ...snap, runId: copy }));
   writeFileSync(join(runDir(copy), 'result.json'), '{}');
   // Its start record says real agents ran it, under a hostile provider name (wf resume names it).
   const start = JSON.parse(readFileSync(join(runDir(copy), 'start.json'), 'utf8')) as object;
@@ -149,6 +161,8 @@ async function driveEveryVerb(): Promise<void> {
   await both(['show', completedRun]);
   await both(['show', completedRun, '--agents']);
   await both(['show', `${completedRun}-planted`]);
+  await both(['show', `${completedRun}-typed`]);
+  await both(['delete-run', `${completedRun}-typed`]);
   await both(['show', failedRun]);
   await both(['events', completedRun]);
   await both(['events', failedRun]);
@@ -242,8 +256,13 @@ describe('every verb keeps hostile text off the terminal', () => {
     expect(failed.stderr).toContain('\\u001b[2J\\u202e\\u0085 raw in the source');
     const shown = output('show run-');
     expect(shown.code, shown.stderr).toBe(0);
-    expect(shown.stdout).toContain('  cost       started\\u001b]0;pwned\\u0007');
     expect(shown.stdout).toContain('  agents     simulated (provider\\u001b]0;pwned');
+    // Hostile text in a typed field (status, trust class, counts): the run is unreadable, named
+    // by file and field, and none of that text is printed.
+    const typed = outputs.find((o) => /^wf show \S+-typed$/.test(o.what))?.result;
+    expect(typed?.code).toBe(5);
+    expect(typed?.stderr).toContain('run.json: field status must be one of');
+    expect(typed?.stderr).not.toContain('pwned');
     expect(output('archived').stdout).toContain('archive\\u001b]0;pwned\\u0007');
     // wf resume names the provider a planted start record claims, escaped, on the error's line.
     const mismatch = outputs.find((o) => /^wf resume \S+-planted$/.test(o.what))?.result;

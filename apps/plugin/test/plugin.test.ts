@@ -1,7 +1,15 @@
 // The DSH plugin's surfaces, applied to a host-shaped context: real @wf engine, sandbox, catalog
 // and run store on disk, real rc.8 `Session`s for the parent and the children; only the DSH
 // subagent transport is scripted. The real host itself is exercised by tests/dsh-e2e.
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  promises as fsPromises,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Session } from '@deepseek-ai/dsh-session';
@@ -389,6 +397,74 @@ describe('run_workflow', () => {
     // fixed on disk, the next call opens the store (no restart)
     rmSync(join(dir, '.dsh', 'workflow-runs'));
     expect(await runFan(h, ['a'])).toMatchObject({ status: 'completed' });
+  });
+});
+
+describe('a run the run store cannot record (invariant 12)', () => {
+  /** Fails fs.promises[name] with ENOSPC for paths `matches` picks, until restored. */
+  function diskFullAt(name: 'rename' | 'mkdir', matches: (path: string) => boolean): () => void {
+    const promises = fsPromises as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>;
+    const original = promises[name] as (...a: unknown[]) => Promise<unknown>;
+    promises[name] = async (...args: unknown[]) => {
+      // rename(from, to): the destination; mkdir(path, options): the path.
+      if (matches(String(name === 'rename' ? args[1] : args[0])))
+        throw Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' });
+      return original(...args);
+    };
+    return () => {
+      promises[name] = original;
+    };
+  }
+
+  it('an end that cannot be written is answered with its result, recorded: false, never completed', async () => {
+    const h = harness({ approval: 'allowed-once' });
+    const restore = diskFullAt('rename', (to) => to.endsWith('/result.json'));
+    let reply: Awaited<ReturnType<typeof runFan>> & {
+      recorded?: boolean;
+      error?: { code: string; message: string };
+    };
+    try {
+      reply = await runFan(h, ['a', 'b']);
+    } finally {
+      restore();
+    }
+    expect(reply).toMatchObject({
+      status: 'completed',
+      result: ['done: a', 'done: b'],
+      recorded: false,
+      error: {
+        code: 'WF_PLUGIN_RUN_UNRECORDED',
+        message: expect.stringContaining('the disk is full'),
+      },
+    });
+    // The host is not told it completed, and nothing on disk says it ended.
+    expect(nativeEvents(h.parentSession).at(-1)).toEqual([
+      'run-end',
+      { runId: reply.runId, stopReason: 'error' },
+    ]);
+    const runDir = join(dir, '.dsh', 'workflow-runs', reply.runId);
+    expect(JSON.parse(readFileSync(join(runDir, 'run.json'), 'utf8')).status).toBe('running');
+    await h.unload();
+  });
+
+  it('a start that cannot be written runs nothing and says so', async () => {
+    const h = harness({ approval: 'allowed-once' });
+    const restore = diskFullAt('mkdir', (path) => path.includes('.wf-tmp-'));
+    try {
+      const reply = (await runFan(h, ['a'])) as unknown as Record<string, unknown>;
+      expect(reply).toMatchObject({
+        status: 'failed',
+        recorded: false,
+        error: {
+          code: 'WF_PLUGIN_RUN_UNRECORDED',
+          message: expect.stringContaining('did not start'),
+        },
+      });
+    } finally {
+      restore();
+    }
+    expect(h.starts).toEqual([]);
+    await h.unload();
   });
 });
 

@@ -109,6 +109,9 @@ export {
 export { createGuestPrelude } from './prelude/prelude.js';
 export type {
   JournalEntry,
+  RecordCheck,
+  RecordIssue,
+  RecordSchema,
   RunCost,
   RunEvent,
   RunEventType,
@@ -118,6 +121,16 @@ export type {
   RunStatus,
   TerminalRunStatus,
   Trust,
+} from './run-records.js';
+export {
+  checkRecord,
+  JOURNAL_ENTRY_SCHEMA,
+  RUN_COST_SCHEMA,
+  RUN_EVENT_SCHEMA,
+  RUN_FINISH_RECORD_SCHEMA,
+  RUN_START_RECORD_SCHEMA,
+  RUN_STATUSES,
+  TRUSTS,
 } from './run-records.js';
 export type { RunSpan } from './run-span.js';
 export { isTerminalEventType, runSpan } from './run-span.js';

@@ -167,3 +167,191 @@ export interface RunRecorder {
     { readonly start: RunStartRecord; readonly journal: readonly JournalEntry[] } | undefined
   >;
 }
+
+// Record schemas: what a stored record must hold, field by field. A reader of records written to
+// disk (which a crash, a full disk or a hand edit can damage) checks them with `checkRecord` before
+// using a field, so one bad field makes that record unreadable, naming the field, instead of
+// crashing whatever reads it. Plain checks, no schema library: `wf runs` loads this module.
+
+/** The first field of a record that does not fit its schema, and what it should have been. */
+export interface RecordIssue {
+  /** The field's path in the record: `status`, `cost.tokenUsage.totalTokens`, `artifacts[2].ref`. */
+  readonly field: string;
+  /** What the field must be: `a string`, `one of completed, failed, ...`, `present`. */
+  readonly expected: string;
+}
+
+/** Checks one value at `at` (its path); undefined when it fits. */
+export type RecordCheck = (value: unknown, at: string) => RecordIssue | undefined;
+
+/** A record's fields: required unless wrapped in `optional`. Fields not named are not checked. */
+export type RecordSchema = { readonly [field: string]: RecordCheck | OptionalCheck };
+
+interface OptionalCheck {
+  readonly optional: RecordCheck;
+}
+
+const issue = (field: string, expected: string): RecordIssue => ({ field, expected });
+
+/** An optional field: absent (undefined) is fine, present must pass `check`. */
+export function optional(check: RecordCheck): OptionalCheck {
+  return { optional: check };
+}
+
+export const anyValue: RecordCheck = () => undefined;
+
+export const text: RecordCheck = (value, at) =>
+  typeof value === 'string' ? undefined : issue(at, 'a string');
+
+export const finiteNumber: RecordCheck = (value, at) =>
+  typeof value === 'number' && Number.isFinite(value) ? undefined : issue(at, 'a finite number');
+
+/** A count or sequence number: an integer >= 0. */
+export const count: RecordCheck = (value, at) =>
+  typeof value === 'number' && Number.isSafeInteger(value) && value >= 0
+    ? undefined
+    : issue(at, 'an integer >= 0');
+
+export const flag: RecordCheck = (value, at) =>
+  typeof value === 'boolean' ? undefined : issue(at, 'true or false');
+
+export function oneOf(values: readonly unknown[]): RecordCheck {
+  const expected = `one of ${values.map(String).join(', ')}`;
+  return (value, at) => (values.includes(value) ? undefined : issue(at, expected));
+}
+
+const isObject = (value: unknown): value is { readonly [key: string]: unknown } =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** A plain object whose named fields pass `schema` (other keys are allowed). */
+export function shape(schema: RecordSchema): RecordCheck {
+  return (value, at) => (isObject(value) ? checkFields(schema, value, at) : issue(at, 'an object'));
+}
+
+/** An array whose every item passes `item`. */
+export function listOf(item: RecordCheck): RecordCheck {
+  return (value, at) => {
+    if (!Array.isArray(value)) return issue(at, 'an array');
+    for (let i = 0; i < value.length; i++) {
+      const found = item(value[i], `${at}[${i}]`);
+      if (found) return found;
+    }
+    return undefined;
+  };
+}
+
+/** The first of `checks` that fits wins; otherwise the last one's issue. */
+export function either(...checks: readonly RecordCheck[]): RecordCheck {
+  return (value, at) => {
+    let last: RecordIssue | undefined;
+    for (const check of checks) {
+      last = check(value, at);
+      if (!last) return undefined;
+    }
+    return last;
+  };
+}
+
+function checkFields(
+  schema: RecordSchema,
+  value: { readonly [key: string]: unknown },
+  at: string,
+): RecordIssue | undefined {
+  for (const [field, rule] of Object.entries(schema)) {
+    const path = at === '' ? field : `${at}.${field}`;
+    const fieldValue = Object.hasOwn(value, field) ? value[field] : undefined;
+    if (typeof rule === 'function') {
+      if (fieldValue === undefined) return issue(path, 'present');
+      const found = rule(fieldValue, path);
+      if (found) return found;
+    } else if (fieldValue !== undefined) {
+      const found = rule.optional(fieldValue, path);
+      if (found) return found;
+    }
+  }
+  return undefined;
+}
+
+/** Checks `value` against `schema`: undefined when every named field fits, else the first misfit. */
+export function checkRecord(schema: RecordSchema, value: unknown): RecordIssue | undefined {
+  return isObject(value) ? checkFields(schema, value, '') : issue('', 'a JSON object');
+}
+
+export const RUN_STATUSES: readonly RunStatus[] = [
+  'running',
+  'paused',
+  'completed',
+  'failed',
+  'stopped',
+  'denied',
+  'interrupted',
+];
+export const TRUSTS: readonly Trust[] = [
+  'trusted-package',
+  'capability-generated',
+  'trusted-local',
+];
+
+/** `{ code, message }`: a run's or a call's error. */
+export const errorShape: RecordCheck = shape({ code: text, message: text });
+
+export const RUN_COST_SCHEMA: RecordSchema = {
+  wallClockDurationMs: finiteNumber,
+  agentsStarted: count,
+  agentsCompleted: count,
+  cacheHits: count,
+  tokenUsage: shape({
+    inputTokens: finiteNumber,
+    outputTokens: finiteNumber,
+    totalTokens: finiteNumber,
+  }),
+  peakConcurrency: count,
+};
+
+export const RUN_START_RECORD_SCHEMA: RecordSchema = {
+  runId: text,
+  workflow: text,
+  trust: oneOf(TRUSTS),
+  manifest: anyValue,
+  source: optional(text),
+  args: optional(anyValue),
+  seed: finiteNumber,
+  startTime: finiteNumber,
+  startedAt: finiteNumber,
+  resumedFromRunId: optional(text),
+  resumedFrom: optional(shape({ runId: text, at: finiteNumber })),
+  provider: optional(text),
+  simulated: optional(flag),
+  sourceRunId: optional(text),
+  revisionOf: optional(text),
+  requires: optional(shape({})),
+};
+
+export const RUN_EVENT_SCHEMA: RecordSchema = {
+  seq: count,
+  runId: text,
+  type: text,
+  time: finiteNumber,
+  data: shape({}),
+};
+
+export const JOURNAL_ENTRY_SCHEMA: RecordSchema = {
+  seq: count,
+  settleSeq: count,
+  method: text,
+  input: optional(anyValue),
+  outcome: either(
+    shape({ ok: oneOf([true]), value: optional(anyValue) }),
+    shape({ ok: oneOf([false]), error: errorShape }),
+  ),
+  settledAt: finiteNumber,
+  afterHalt: optional(oneOf([true])),
+};
+
+export const RUN_FINISH_RECORD_SCHEMA: RecordSchema = {
+  status: oneOf(RUN_STATUSES.filter((s) => s !== 'running' && s !== 'paused')),
+  result: optional(anyValue),
+  error: optional(errorShape),
+  cost: shape(RUN_COST_SCHEMA),
+  endedAt: finiteNumber,
+};

@@ -46,6 +46,7 @@ export {
   personalCatalogRoot,
 } from './resolve.js';
 export type {
+  DeferredRecovery,
   FsyncPolicy,
   RunOwner,
   RunSnapshot,

@@ -3,6 +3,7 @@
 // modules it uses. Same functions as the main entry, not copies.
 export { CatalogFsError } from './errors.js';
 export type {
+  DeferredRecovery,
   FsyncPolicy,
   RunOwner,
   RunSnapshot,

@@ -90,6 +90,15 @@ export interface RunSnapshot {
   readonly [key: string]: unknown;
 }
 
+/**
+ * A stale run recovery could not mark `interrupted` (the disk is full or read-only): it stays as
+ * it is on disk, never active, until a recovery that can write marks it. `reason` says why.
+ */
+export interface DeferredRecovery {
+  readonly runId: string;
+  readonly reason: string;
+}
+
 export interface RunSummary {
   readonly runId: string;
   readonly displayName?: string;
@@ -144,6 +153,8 @@ export interface RunStore extends RunRecorder {
     readonly total: number;
     /** With `recover: true`: the runs recovery marked `interrupted`. */
     readonly interrupted?: readonly string[];
+    /** With `recover: true`: stale runs recovery could not mark (a full disk), and why. */
+    readonly deferred?: readonly DeferredRecovery[];
   }>;
   show(runId: string): Promise<Result<{ run: RunSummary }>>;
   events(
@@ -167,7 +178,10 @@ export interface RunStore extends RunRecorder {
    * end when the index vouches for the store (constant in stored runs); otherwise lists the store
    * (the full pass), removing trash and abandoned temp files and rewriting the index.
    */
-  recover(): Promise<{ readonly interrupted: readonly string[] }>;
+  recover(): Promise<{
+    readonly interrupted: readonly string[];
+    readonly deferred: readonly DeferredRecovery[];
+  }>;
   /** Writes and fsyncs everything buffered (events, journal, snapshots). */
   flush(): Promise<void>;
   /** Flushes and stops lease timers; live runs stay `running` on disk (recover marks them later). */

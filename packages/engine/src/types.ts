@@ -213,6 +213,18 @@ export interface RunDone {
    * admitted, replayed ones included, so the parent continues from them.
    */
   readonly nested?: { readonly lastTaskSeq: number; readonly agents: number };
+  /**
+   * Set when the recorder could not store the run (invariant 12: "done" means durable). `begin`:
+   * its start could not be recorded, so nothing ran (status `failed`) and nothing is recorded.
+   * `finish`: the run ended as `status` says, but its terminal record and result are not durable;
+   * what the recorder holds stays resumable (the disk store keeps retrying while its process
+   * lives). A surface must not report such a run as completed without saying so.
+   */
+  readonly unrecorded?: {
+    readonly stage: 'begin' | 'finish';
+    readonly code: string;
+    readonly message: string;
+  };
 }
 
 export interface RunHandle {

@@ -1,8 +1,8 @@
 // Reading workflow arguments from `--args JSON` or `--args-file F`, and small option parsers. A
 // bad value names the flag, the file and the JSON position, so the user can fix it in one go.
-import { promises as fsp } from 'node:fs';
 import { resolve } from 'node:path';
 import { CliError } from './errors.js';
+import { readInputText } from './input-file.js';
 
 export const MAX_ARGS_BYTES = 1024 * 1024;
 
@@ -27,26 +27,20 @@ export async function readArgs(
   }
   if (options.argsFile !== undefined) {
     const path = resolve(cwd, options.argsFile);
-    let text: string;
-    try {
-      const info = await fsp.stat(path);
-      if (!info.isFile()) throw new Error('not a regular file');
-      if (info.size > MAX_ARGS_BYTES) {
-        throw new CliError(
-          'WF_CLI_ARGS_JSON',
-          `--args-file ${options.argsFile} is ${info.size} bytes; the limit is ${MAX_ARGS_BYTES}`,
-          { hint: 'pass smaller args; a workflow can read workspace files with wf.readFile' },
-        );
-      }
-      text = await fsp.readFile(path, 'utf8');
-    } catch (e) {
-      if (e instanceof CliError) throw e;
-      throw new CliError(
-        'WF_CLI_ARGS_JSON',
-        `--args-file ${options.argsFile}: cannot read it (${errorText(e)})`,
-        { hint: 'check the path; it is resolved against the current directory', cause: e },
-      );
+    const read = await readInputText(path, `--args-file ${options.argsFile}`, MAX_ARGS_BYTES);
+    if (!read.ok) {
+      const message =
+        read.reason === 'missing'
+          ? `--args-file ${options.argsFile}: cannot read it (no such file)`
+          : read.message;
+      throw new CliError('WF_CLI_ARGS_JSON', message, {
+        hint:
+          read.reason === 'too-large'
+            ? 'pass smaller args; a workflow can read workspace files with wf.readFile'
+            : 'give a regular file of JSON text (UTF-8); the path is resolved against the current directory',
+      });
     }
+    const text = read.text;
     return {
       value: parseJson(text, `--args-file ${options.argsFile}`),
       source: { kind: 'file', path },

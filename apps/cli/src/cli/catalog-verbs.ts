@@ -7,7 +7,8 @@ import type { Catalog, CatalogScope } from '@wf/catalog-fs';
 import { type CliContext, printJson, printLine } from './context.js';
 import { CliError, EXIT, type ExitCode } from './errors.js';
 import { shippedWorkflows } from './shipped.js';
-import { openProjectCatalog } from './workspace.js';
+import { isStorageCode, storageError } from './store-error.js';
+import { requireProjectCatalog } from './workspace.js';
 
 type ScopeOption = { scope?: string };
 
@@ -24,9 +25,7 @@ function scopeOf(options: ScopeOption): CatalogScope | undefined {
 }
 
 async function withCatalog<T>(ctx: CliContext, body: (catalog: Catalog) => Promise<T>): Promise<T> {
-  const catalog = await openProjectCatalog(ctx);
-  if (!catalog) throw new CliError('WF_CLI_INTERNAL', 'the workflow catalog cannot be opened');
-  return body(catalog);
+  return body(await requireProjectCatalog(ctx));
 }
 
 /** A catalog failure as the CLI error with the documented exit code. */
@@ -49,6 +48,7 @@ function catalogError(error: { code: string; message: string }, what: string): C
     case 'WF_CATALOG_TOO_LARGE':
       return new CliError('WF_CLI_WORKFLOW_INVALID', message);
     default:
+      if (isStorageCode(error.code)) return storageError(error, what);
       return new CliError('WF_CLI_INTERNAL', `${what}: ${error.code}: ${error.message}`);
   }
 }

@@ -4,13 +4,13 @@
 // JSON document with --json. Exit codes: 0 clean or warnings only, 1 contract, capsule or smoke
 // errors, 2 usage or I/O errors (a file missing, unreadable, not JSON). File names, findings and
 // smoke-run errors (guest text) reach the terminal only through terminalText (invariant 13).
-import { readFile, stat } from 'node:fs/promises';
 import { extname, resolve } from 'node:path';
 import { terminalText } from '@wf/bridge/terminal-text';
 import type { CheckProfile, Diagnostic } from '@wf/source-contract';
 import { parseJson } from './args.js';
 import type { CapsuleIssue, SmokeReport } from './check-capsule.js';
-import { CliError } from './errors.js';
+import { CliError, EXIT } from './errors.js';
+import { readInputText } from './input-file.js';
 import { STDERR, STDOUT } from './std-output.js';
 
 /** Larger files are refused before reading; the contract's own cap (512 KiB) is far below. */
@@ -40,15 +40,7 @@ export interface FileReport {
 export interface CheckReport {
   files: FileReport[];
   ok: boolean;
-  exitCode: 0 | 1 | 2;
-}
-
-function ioMessage(file: string, error: unknown): string {
-  const code = (error as { code?: unknown }).code;
-  if (code === 'ENOENT') return `${file}: no such file`;
-  if (code === 'EISDIR') return `${file}: is a directory, not a workflow file`;
-  if (code === 'EACCES' || code === 'EPERM') return `${file}: permission denied`;
-  return `${file}: cannot read (${typeof code === 'string' ? code : 'unknown error'})`;
+  exitCode: typeof EXIT.ok | typeof EXIT.failed | typeof EXIT.usage;
 }
 
 async function readWorkflowFile(
@@ -69,24 +61,17 @@ async function readWorkflowFile(
       },
     };
   }
-  const path = resolve(cwd, file);
-  let text: string;
-  try {
-    const info = await stat(path);
-    if (info.isDirectory()) throw Object.assign(new Error('directory'), { code: 'EISDIR' });
-    if (info.size > MAX_FILE_BYTES) {
-      return {
-        kind,
-        problem: {
-          code: 'WF_CLI_USAGE',
-          message: `${file}: ${info.size} bytes is larger than the 16 MiB a workflow file may be`,
-        },
-      };
-    }
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    return { kind, problem: { code: 'WF_CLI_USAGE', message: ioMessage(file, error) } };
+  const read = await readInputText(resolve(cwd, file), file, MAX_FILE_BYTES);
+  if (!read.ok) {
+    const message =
+      read.reason === 'too-large'
+        ? `${file}: larger than the 16 MiB a workflow file may be`
+        : read.reason === 'kind' && /is a directory/.test(read.message)
+          ? `${file}: is a directory, not a workflow file`
+          : read.message;
+    return { kind, problem: { code: 'WF_CLI_USAGE', message } };
   }
+  const text = read.text;
   if (kind === 'source') return { kind, source: text };
   let capsule: unknown;
   try {
@@ -166,8 +151,12 @@ export async function checkFiles(
       ...(smoke ? { smoke } : {}),
     });
   }
-  const exitCode = reports.some((r) => r.problem) ? 2 : reports.some((r) => !r.ok) ? 1 : 0;
-  return { files: reports, ok: exitCode === 0, exitCode };
+  const exitCode = reports.some((r) => r.problem)
+    ? EXIT.usage
+    : reports.some((r) => !r.ok)
+      ? EXIT.failed
+      : EXIT.ok;
+  return { files: reports, ok: exitCode === EXIT.ok, exitCode };
 }
 
 function plural(n: number, word: string): string {
@@ -268,9 +257,10 @@ export async function checkAction(
 ): Promise<void> {
   if (opts.profile !== 'default' && opts.profile !== 'authoring') {
     const message = `--profile must be 'default' or 'authoring', got '${opts.profile}'`;
-    if (opts.json) writeJson({ ok: false, error: { code: 'WF_CLI_USAGE', message }, exitCode: 2 });
+    if (opts.json)
+      writeJson({ ok: false, error: { code: 'WF_CLI_USAGE', message }, exitCode: EXIT.usage });
     else STDERR.write(`wf check: ${terminalText(message)}\n`);
-    process.exitCode = 2;
+    process.exitCode = EXIT.usage;
     return;
   }
   let args: unknown;
@@ -281,7 +271,7 @@ export async function checkAction(
     if (opts.json)
       writeJson({ ok: false, error: { code: e.code, message: e.message }, exitCode: e.exitCode });
     else STDERR.write(`wf check: ${e.code}: ${terminalText(e.message)}\n`);
-    process.exitCode = 2;
+    process.exitCode = EXIT.usage;
     return;
   }
   const report = await checkFiles(files, {

@@ -4,6 +4,7 @@
 // and muscle memory carry over. Nothing here knows a verb: verbs.ts declares them.
 import { parseArgs } from 'node:util';
 import { terminalText } from '@wf/bridge/terminal-text';
+import { EXIT } from './errors.js';
 
 export interface OptionSpec {
   /** `--name`, `--name <value>` or `--no-name` (then the option defaults to true). */
@@ -45,7 +46,7 @@ export class UsageError extends Error {}
 /** What the command line asked for: run a verb, print help or the version. */
 export type Parsed =
   | { kind: 'verb'; verb: VerbSpec; positional: Positional[]; options: Options }
-  | { kind: 'help'; text: string; toStderr: boolean; exitCode: 0 | 2 }
+  | { kind: 'help'; text: string; toStderr: boolean; exitCode: typeof EXIT.ok | typeof EXIT.usage }
   | { kind: 'version' };
 
 const HELP: OptionSpec = { flags: '-h, --help', description: 'display help for command' };
@@ -83,10 +84,20 @@ export function parseCommandLine(
   const args = argv.slice(2);
   const first = args[0];
   if (first === undefined)
-    return { kind: 'help', text: programHelp(program, helpWidth()), toStderr: true, exitCode: 2 };
+    return {
+      kind: 'help',
+      text: programHelp(program, helpWidth()),
+      toStderr: true,
+      exitCode: EXIT.usage,
+    };
   if (first === '-V' || first === '--version') return { kind: 'version' };
   if (first === '-h' || first === '--help')
-    return { kind: 'help', text: programHelp(program, helpWidth()), toStderr: false, exitCode: 0 };
+    return {
+      kind: 'help',
+      text: programHelp(program, helpWidth()),
+      toStderr: false,
+      exitCode: EXIT.ok,
+    };
   // A word quoted from the command line is one line (it may be pasted from a listing).
   if (first.startsWith('-')) throw new UsageError(`unknown option '${terminalText(first)}'`);
   if (first === 'help') {
@@ -96,14 +107,14 @@ export function parseCommandLine(
         kind: 'help',
         text: programHelp(program, helpWidth()),
         toStderr: false,
-        exitCode: 0,
+        exitCode: EXIT.ok,
       };
     const verb = findVerb(program, topic);
     return {
       kind: 'help',
       text: verbHelp(program, verb, helpWidth()),
       toStderr: false,
-      exitCode: 0,
+      exitCode: EXIT.ok,
     };
   }
   const verb = findVerb(program, first);
@@ -175,7 +186,7 @@ function parseVerb(
       kind: 'help',
       text: verbHelp(program, verb, helpWidth()),
       toStderr: false,
-      exitCode: 0,
+      exitCode: EXIT.ok,
     };
   if (unknown !== undefined) {
     const candidates = [...flags.map((f) => f.long), '--help'];

@@ -2,9 +2,9 @@
 // message naming what was wrong and where, and an exit code a script can branch on.
 import { WfError } from '@wf/errors';
 
-/** Exit codes (documented in docs/cli.md and `wf --help`). */
+/** Exit codes. EXIT_TABLE below says what each means; docs/cli.md and `wf --help` show it. */
 export const EXIT = {
-  /** The verb did what was asked (for `run`/`resume`: the workflow completed). */
+  /** The verb did what was asked (for `run`/`resume`: the workflow completed and is on record). */
   ok: 0,
   /** The workflow ran and failed or was denied; `check` found errors. */
   failed: 1,
@@ -16,6 +16,8 @@ export const EXIT = {
   conflict: 4,
   /** Recorded data could not be read: a corrupt or unreadable run directory. */
   corrupt: 5,
+  /** The disk refused a write (full, read-only, failing): what is not on record is named. */
+  storage: 6,
   /**
    * A service the verb needs did not answer as it should: the Restate server is unreachable, is
    * not Restate, or has no worker (sysexits' EX_UNAVAILABLE).
@@ -46,6 +48,8 @@ export const CLI_ERROR_CODES = {
   WF_CLI_NOT_RESUMABLE: 'WF_CLI_NOT_RESUMABLE',
   WF_CLI_RESUME_PROVIDER_MISMATCH: 'WF_CLI_RESUME_PROVIDER_MISMATCH',
   WF_CLI_RUN_CORRUPT: 'WF_CLI_RUN_CORRUPT',
+  WF_CLI_STORAGE_FAILED: 'WF_CLI_STORAGE_FAILED',
+  WF_CLI_RUN_UNRECORDED: 'WF_CLI_RUN_UNRECORDED',
   WF_CLI_INTERRUPTED: 'WF_CLI_INTERRUPTED',
   WF_CLI_ENGINE_UNAVAILABLE: 'WF_CLI_ENGINE_UNAVAILABLE',
   WF_CLI_INTERNAL: 'WF_CLI_INTERNAL',
@@ -70,10 +74,68 @@ export const CLI_EXIT_CODES = {
   WF_CLI_NOT_RESUMABLE: EXIT.conflict,
   WF_CLI_RESUME_PROVIDER_MISMATCH: EXIT.conflict,
   WF_CLI_RUN_CORRUPT: EXIT.corrupt,
+  WF_CLI_STORAGE_FAILED: EXIT.storage,
+  WF_CLI_RUN_UNRECORDED: EXIT.storage,
   WF_CLI_INTERRUPTED: EXIT.interrupted,
   WF_CLI_ENGINE_UNAVAILABLE: EXIT.unavailable,
   WF_CLI_INTERNAL: EXIT.internal,
 } as const satisfies Record<CliErrorCode, ExitCode>;
+
+/**
+ * The one table of exit codes: what each means, in `wf --help` and in docs/cli.md (a test checks
+ * the docs' table is `exitCodeTable()`, and runs a command for each code it lists).
+ */
+export const EXIT_TABLE: readonly { readonly exit: ExitCode; readonly meaning: string }[] = [
+  { exit: EXIT.ok, meaning: 'ok (run/resume: the workflow completed and its end is on record)' },
+  { exit: EXIT.failed, meaning: 'the workflow failed or was denied; `check` found errors' },
+  {
+    exit: EXIT.usage,
+    meaning:
+      'usage or input error (a bad flag, invalid JSON, args failing the input schema, a file that is no workflow; no run is recorded)',
+  },
+  { exit: EXIT.notFound, meaning: 'not found (an unknown workflow or run)' },
+  {
+    exit: EXIT.conflict,
+    meaning:
+      'conflict with the current state (the run is active, the name is taken, the run cannot be resumed)',
+  },
+  { exit: EXIT.corrupt, meaning: 'a corrupt or unreadable record (the file and field are named)' },
+  {
+    exit: EXIT.storage,
+    meaning:
+      'the disk refused a write (full, read-only, failing): what is not on record is named; a run still prints its result and stays resumable',
+  },
+  {
+    exit: EXIT.unavailable,
+    meaning:
+      'the Restate server is unreachable, is not Restate, or has no worker (`--engine restate`, `wf worker`)',
+  },
+  { exit: EXIT.internal, meaning: 'a bug in wf' },
+  { exit: EXIT.interrupted, meaning: 'interrupted by Ctrl-C (a run is recorded `stopped`)' },
+];
+
+/** The CLI codes that exit with `exit`, in table order. */
+export function codesExitingWith(exit: ExitCode): CliErrorCode[] {
+  return (Object.keys(CLI_EXIT_CODES) as CliErrorCode[]).filter(
+    (code) => CLI_EXIT_CODES[code] === exit,
+  );
+}
+
+/** docs/cli.md's exit-code table, as markdown. */
+export function exitCodeTable(): string {
+  const rows = EXIT_TABLE.map(({ exit, meaning }) => {
+    const codes = codesExitingWith(exit).map((c) => `[${c}](errors/${c}.md)`);
+    return `| ${exit} | ${meaning} |${codes.length > 0 ? ` ${codes.join(', ')} ` : ' '}|`;
+  });
+  return ['| code | meaning | error codes |', '| --- | --- | --- |', ...rows].join('\n');
+}
+
+/** `wf --help`'s exit codes, one line each. */
+export function exitCodesHelp(): string {
+  return EXIT_TABLE.map(
+    ({ exit, meaning }) => `  ${String(exit).padEnd(5)}${meaning.replaceAll('`', '')}`,
+  ).join('\n');
+}
 
 export class CliError extends WfError<CliErrorCode> {
   static override readonly brand: string = '@wf/cli';

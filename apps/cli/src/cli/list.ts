@@ -27,9 +27,8 @@ export interface ListedWorkflow {
 
 export async function listCommand(ctx: CliContext): Promise<ExitCode> {
   const out: ListedWorkflow[] = [];
-  const catalog = (await catalogRootsExist(ctx))
-    ? await (await import('./workspace.js')).openProjectCatalog(ctx)
-    : undefined;
+  const workspace = (await catalogRootsExist(ctx)) ? await import('./workspace.js') : undefined;
+  const catalog = await workspace?.openProjectCatalog(ctx);
   // The resolver's precedence (built-in > pattern > project > personal): shipped names first, a
   // catalog entry with a shipped name is listed as shadowed (resolve never reaches it).
   for (const e of SHIPPED_INDEX)
@@ -47,6 +46,9 @@ export async function listCommand(ctx: CliContext): Promise<ExitCode> {
   const listing = catalog ? await catalog.list() : { entries: [], truncated: false, problems: [] };
   const truncated = listing.truncated;
   const problems = listing.problems.map((p) => `${p.scope}: ${p.error.code}: ${p.error.message}`);
+  // A catalog that cannot be opened hides its workflows: --json says so too (stderr already did).
+  const unopened = workspace?.catalogProblem(ctx);
+  if (unopened !== undefined && ctx.json) problems.push(unopened);
   for (const e of listing.entries) {
     let description: string | undefined;
     let inputSchema: unknown;

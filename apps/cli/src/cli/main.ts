@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { terminalText } from '@wf/bridge/terminal-text';
 import { type ProgramSpec, parseCommandLine, UsageError } from './command-line.js';
+import { EXIT } from './errors.js';
 import { STDERR, STDOUT } from './std-output.js';
 import { VERBS } from './verbs.js';
 
@@ -40,17 +41,17 @@ export async function main(argv: readonly string[]): Promise<number> {
     const parsed = parseCommandLine(PROGRAM, argv, helpWidth);
     if (parsed.kind === 'version') {
       STDOUT.write(`${packageVersion()}\n`);
-      code = 0;
+      code = EXIT.ok;
     } else if (parsed.kind === 'help') {
       (parsed.toStderr ? STDERR : STDOUT).write(parsed.text);
       code = parsed.exitCode;
     } else {
       await parsed.verb.action(parsed.positional, parsed.options);
-      code = typeof process.exitCode === 'number' ? process.exitCode : 0;
+      code = typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok;
     }
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    code = 2;
+    code = EXIT.usage;
     // The message quotes the command line (a word copied from a listing, say); its own "did you
     // mean" is a second line.
     STDERR.write(`error: ${terminalText(error.message, 'lines')}\n(run \`wf --help\` for usage)\n`);
@@ -58,7 +59,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       const doc = {
         ok: false,
         error: { code: 'WF_CLI_USAGE', message: error.message },
-        exitCode: 2,
+        exitCode: EXIT.usage,
       };
       STDOUT.write(`${terminalText(JSON.stringify(doc, null, 2), 'lines')}\n`);
     }

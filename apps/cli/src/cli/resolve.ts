@@ -2,7 +2,6 @@
 // resolved by the shared resolver in @wf/catalog-fs (built-in > pattern > project > personal).
 // Files are untrusted input: a capsule is fully validated (every issue with its path), a `.js`
 // source runs under the shared default manifest.
-import { readFile, stat } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import { parseCapsule } from '@wf/bridge';
 import {
@@ -12,6 +11,7 @@ import {
 } from '@wf/catalog-fs';
 import type { WorkflowManifest } from '@wf/bridge';
 import { errorText } from './args.js';
+import { readInputText } from './input-file.js';
 import { CliError } from './errors.js';
 import { shippedWorkflows, workflowResolver } from './shipped.js';
 
@@ -29,10 +29,21 @@ export async function resolveTarget(
   target: string,
   cwd: string,
   catalog: Catalog | undefined,
+  /** Why the catalog could not be opened, when it could not: a name not shipped is not "not found". */
+  catalogProblem?: string,
 ): Promise<ResolvedEntry> {
   if (looksLikeFile(target)) return resolveFile(target, cwd);
   const found = await workflowResolver(catalog).resolve(target);
   if (found.ok) return found.entry;
+  if (!catalog && catalogProblem !== undefined) {
+    throw new CliError(
+      'WF_CLI_STORAGE_FAILED',
+      `cannot look up ${JSON.stringify(target)}: ${catalogProblem}`,
+      {
+        hint: 'built-ins and patterns still run; check that .dsh/workflows is a directory you can read',
+      },
+    );
+  }
   if (catalog && found.error.code !== 'WF_CATALOG_NOT_FOUND') {
     throw new CliError('WF_CLI_WORKFLOW_INVALID', `workflow ${target}: ${found.error.message}`, {
       hint: `run \`wf list\` to see why it is invalid, or \`wf check\` on its file`,
@@ -44,28 +55,18 @@ export async function resolveTarget(
 
 async function resolveFile(target: string, cwd: string): Promise<ResolvedEntry> {
   const path = resolve(cwd, target);
-  let text: string;
-  try {
-    const info = await stat(path);
-    if (!info.isFile()) throw Object.assign(new Error('not a regular file'), { code: 'EISDIR' });
-    if (info.size > MAX_FILE_BYTES) {
-      throw new CliError(
-        'WF_CLI_WORKFLOW_INVALID',
-        `${target} is ${info.size} bytes; a workflow file may be at most ${MAX_FILE_BYTES}`,
-      );
-    }
-    text = await readFile(path, 'utf8');
-  } catch (e) {
-    if (e instanceof CliError) throw e;
-    if ((e as { code?: string }).code === 'ENOENT') {
+  const read = await readInputText(path, target, MAX_FILE_BYTES);
+  if (!read.ok) {
+    if (read.reason === 'missing') {
       throw new CliError('WF_CLI_WORKFLOW_NOT_FOUND', `no workflow file at ${target}`, {
         hint: 'check the path (relative to the current directory), or give a workflow name from `wf list`',
       });
     }
-    throw new CliError('WF_CLI_WORKFLOW_INVALID', `cannot read ${target}: ${errorText(e)}`, {
-      cause: e,
+    throw new CliError('WF_CLI_WORKFLOW_INVALID', read.message, {
+      hint: 'a workflow file is a .js source or a .workflow.json capsule: a regular file of UTF-8 text',
     });
   }
+  const text = read.text;
   if (/\.(mjs|ts)$/.test(path)) {
     throw new CliError(
       'WF_CLI_TRUST_REQUIRED',

@@ -5,18 +5,26 @@
 import { join } from 'node:path';
 import { isTerminalEventType, validateArgs, type WorkflowManifest } from '@wf/bridge';
 import { terminalText } from '@wf/bridge/terminal-text';
-import type { Catalog, TrustedLocalModule } from '@wf/catalog-fs';
-import type { Engine, RunDone, RunHandle, SandboxLike } from '@wf/engine';
+import { type Catalog, CatalogFsError, type TrustedLocalModule } from '@wf/catalog-fs';
+import type { Engine, RunDone, RunHandle, SandboxLike, SourceCheck } from '@wf/engine';
 import { createProgressView, type ProgressView } from '../progress/view.js';
 import { duration, grouped } from '@wf/report';
 import { parseInteger, readArgs } from './args.js';
-import { type CliContext, printJson, printLine, printNote } from './context.js';
+import {
+  type CliContext,
+  errorDocument,
+  printError,
+  printJson,
+  printLine,
+  printNote,
+} from './context.js';
 import { CliError, EXIT, type ExitCode } from './errors.js';
 import { type ResolvedEntry, resolveTarget } from './resolve.js';
 import { guestErrorPosition, sourceExcerpt } from './source-excerpt.js';
 import { resolveRunTarget, storeError } from './store-error.js';
 import { workflowResolver } from './shipped.js';
 import {
+  catalogProblem,
   openProjectCatalog,
   openProjectStore,
   protectedRoots,
@@ -116,7 +124,7 @@ export async function runCommand(
   const maxAgents = maxAgentsOption(options);
 
   const catalog = await openProjectCatalog(ctx);
-  const entry = await resolveTarget(target, ctx.cwd, catalog);
+  const entry = await resolveTarget(target, ctx.cwd, catalog, catalogProblem(ctx));
   const parsedArgs = await readArgs(options, ctx.cwd);
   let args = parsedArgs.value;
   let argsNote: string | undefined;
@@ -148,6 +156,8 @@ export async function runCommand(
     workflow = { manifest: entry.capsule.manifest, source: entry.capsule.source };
   }
   checkArgs(workflow.manifest, args, entry.name);
+  const checkSource =
+    'source' in workflow ? await checkSourceFirst(workflow.source, entry, target) : undefined;
   if (options.engine !== undefined && options.engine !== 'embedded') {
     if (
       options.engine !== 'restate' ||
@@ -185,7 +195,8 @@ export async function runCommand(
     delayMs,
     seed,
     maxAgents,
-    verbSandbox?.sandbox,
+    verbSandbox,
+    checkSource,
   );
 
   if (!ctx.json) {
@@ -244,19 +255,70 @@ function simulatedEngine(
   delayMs: number,
   seed: number,
   maxAgents: number | undefined,
-  sandbox: SandboxLike | undefined,
+  verbSandbox: VerbSandbox | undefined,
+  checkSource?: SourceCheck,
 ): Engine {
   const agents = simulatedAgents(createSimulatedAgents, seed, delayMs);
   return createEngine({
     agents,
-    recorder: store,
+    recorder: releasingAtEnd(store, verbSandbox),
     workspace: ctx.cwd,
     // The run store and both catalogs stay out of wf.readFile's reach (WF_ENGINE_READ_PROTECTED).
     readFile: { deny: protectedRoots(ctx) },
     resolveWorkflow: workflowResolver(catalog).nested,
     ...(maxAgents === undefined ? {} : { limits: { maxAgents } }),
-    ...(sandbox === undefined ? {} : { sandbox }),
+    ...(verbSandbox === undefined ? {} : { sandbox: verbSandbox.sandbox }),
+    ...(checkSource === undefined ? {} : { checkSource }),
   });
+}
+
+/**
+ * The run store as the engine's recorder, releasing the verb's sandbox when the run's terminal
+ * event is recorded: the run and its children are over (the engine quiesces before that event)
+ * and no guest runs again, so the sandbox's thread ends (~7 ms) while the store writes the run's
+ * final record (fsync). Readers of the run's events see that event only once the record is
+ * written (invariant 12), too late to overlap.
+ */
+function releasingAtEnd(store: RunStore, verbSandbox: VerbSandbox | undefined): RunStore {
+  if (verbSandbox === undefined) return store;
+  const release = () => verbSandbox.release();
+  return {
+    ...store,
+    event: (event) => {
+      store.event(event);
+      if (isTerminalEventType(event.type)) void release();
+    },
+  };
+}
+
+/**
+ * The source contract, before anything is recorded: a file that cannot be a workflow (empty, a
+ * syntax error, no `run`, a construct the contract refuses) is an input error (exit 2) and
+ * records no run. The engine checks again at preflight; it is handed this result for the same
+ * source (nested workflows are checked afresh), so the source is parsed once.
+ */
+async function checkSourceFirst(
+  source: string,
+  entry: ResolvedEntry,
+  target: string,
+): Promise<SourceCheck> {
+  const { checkWorkflowSource } = await import('@wf/source-contract');
+  const checked = checkWorkflowSource(source);
+  if (!checked.ok) {
+    const first = checked.errors
+      .slice(0, 5)
+      .map((d) => `${d.line}:${d.column} ${d.code} ${d.message}`);
+    const where = entry.source === 'inline' ? target : entry.name;
+    throw new CliError(
+      'WF_CLI_WORKFLOW_INVALID',
+      `${where} cannot run: it breaks the workflow source contract: ${first.join('; ')}${checked.errors.length > 5 ? `; and ${checked.errors.length - 5} more` : ''}`,
+      {
+        hint: `\`wf check ${entry.source === 'inline' ? where : '<file>'}\` lists every problem with a fix hint; nothing was run or recorded`,
+        details: checked.errors,
+      },
+    );
+  }
+  return (candidate) => (candidate === source ? checked : checkWorkflowSource(candidate));
 }
 
 export interface ResumeVerbOptions {
@@ -291,7 +353,13 @@ export async function resumeCommand(
   const runId = await resolveRunTarget(store, target);
   const shown = await store.show(runId);
   if (!shown.ok) throw storeError(shown.error, runId);
-  const loaded = await store.load(runId);
+  let loaded: Awaited<ReturnType<RunStore['load']>>;
+  try {
+    loaded = await store.load(runId);
+  } catch (error) {
+    // A damaged start.json or journal line: named, exit 5 (never a crash).
+    throw CatalogFsError.is(error) ? storeError(error, runId) : error;
+  }
   if (!loaded) {
     throw new CliError(
       'WF_CLI_NOT_RESUMABLE',
@@ -308,7 +376,9 @@ export async function resumeCommand(
     );
   }
   const status = shown.run.snapshot?.status;
-  if (status === 'running' || status === 'paused') {
+  // Its owner decides, not the status: a crashed run recovery could not mark yet (a full disk)
+  // still says running, and may be resumed.
+  if (shown.run.active) {
     throw new CliError(
       'WF_CLI_RUN_ACTIVE',
       `run ${runId} is still ${status}; resume a run once it has ended or was interrupted`,
@@ -325,7 +395,7 @@ export async function resumeCommand(
     delayMs,
     loaded.start.seed,
     maxAgents,
-    verbSandbox?.sandbox,
+    verbSandbox,
   );
   const limits = guardLimits(options);
   let handle: RunHandle;
@@ -405,13 +475,7 @@ async function finishRun(
           note: 'simulated agents',
         });
   const pump = (async () => {
-    for await (const event of handle.events) {
-      view?.event(event);
-      // The run and its children are over (the engine quiesces before its terminal event) and no
-      // guest runs again: the sandbox's thread ends (~7 ms) while the engine writes the run's
-      // final record (fsync) and this thread prints the summary.
-      if (isTerminalEventType(event.type)) void verbSandbox?.release();
-    }
+    for await (const event of handle.events) view?.event(event);
   })();
   let done: RunDone;
   try {
@@ -426,33 +490,50 @@ async function finishRun(
     await engine.close();
     await store.close();
   }
-  const code: ExitCode =
-    done.status === 'completed'
+  if (done.unrecorded?.stage === 'begin') {
+    // Nothing ran and nothing is recorded: the run id names nothing, and nothing is printed as run.
+    throw new CliError(
+      'WF_CLI_STORAGE_FAILED',
+      `the run could not be recorded, so it did not start: ${done.unrecorded.message}`,
+      {
+        hint: `free space on the disk holding ${store.root} (or make it writable), then run it again`,
+        details: { code: done.unrecorded.code },
+      },
+    );
+  }
+  const runDir = join(store.root, handle.runId);
+  const unrecorded =
+    done.unrecorded === undefined ? undefined : unrecordedError(done, handle.runId, ctx.json);
+  const code: ExitCode = unrecorded
+    ? unrecorded.exitCode
+    : done.status === 'completed'
       ? EXIT.ok
       : interrupted && done.status === 'stopped'
         ? EXIT.interrupted
         : EXIT.failed;
-  const runDir = join(store.root, handle.runId);
+  const runError = runErrorOf(done, store.root, resumedFrom);
   if (ctx.json) {
     printJson(ctx, {
-      ok: done.status === 'completed',
+      ok: code === EXIT.ok,
       runId: handle.runId,
       workflow: workflowName,
       status: done.status,
       ...(done.result === undefined ? {} : { result: done.result }),
       // docs/cli.md: exit 130 is WF_CLI_INTERRUPTED; the engine's stop error stays in details.
-      ...(code === EXIT.interrupted
-        ? {
-            error: {
-              code: 'WF_CLI_INTERRUPTED',
-              message: `interrupted by Ctrl-C: run ${handle.runId} was stopped and can be resumed`,
-              hint: `wf resume ${handle.runId}`,
-              ...(done.error ? { details: { runError: done.error } } : {}),
-            },
-          }
-        : done.error
-          ? { error: done.error }
-          : {}),
+      ...(unrecorded
+        ? { error: errorDocument(unrecorded).error }
+        : code === EXIT.interrupted
+          ? {
+              error: {
+                code: 'WF_CLI_INTERRUPTED',
+                message: `interrupted by Ctrl-C: run ${handle.runId} was stopped and can be resumed`,
+                hint: `wf resume ${handle.runId}`,
+                ...(done.error ? { details: { runError: done.error } } : {}),
+              },
+            }
+          : runError
+            ? { error: runError }
+            : {}),
       cost: done.cost,
       agents: 'simulated',
       modelCalled: false,
@@ -468,22 +549,61 @@ async function finishRun(
     printLine(ctx, resultText(done.result));
     printLine(ctx);
   }
-  if (done.error) {
-    printNote(ctx, `error: ${terminalText(done.error.code)}: ${terminalText(done.error.message)}`);
-    const at = source === undefined ? undefined : guestErrorPosition(done.error.message);
+  if (runError) {
+    printNote(ctx, `error: ${terminalText(runError.code)}: ${terminalText(runError.message)}`);
+    if (runError.hint) printNote(ctx, `  hint: ${terminalText(runError.hint)}`);
+    const at = source === undefined ? undefined : guestErrorPosition(runError.message);
     const excerpt = at && source !== undefined ? sourceExcerpt(source, at) : undefined;
     if (excerpt) printNote(ctx, excerpt);
   }
   const c = done.cost;
   printLine(
     ctx,
-    `run ${handle.runId} ${done.status} in ${duration(c.wallClockDurationMs)} · ${c.agentsStarted} agents · ${grouped(c.tokenUsage.totalTokens)} simulated tokens · peak ${c.peakConcurrency} at once`,
+    `run ${handle.runId} ${done.status}${unrecorded ? ' (not recorded)' : ''} in ${duration(c.wallClockDurationMs)} · ${c.agentsStarted} agents · ${grouped(c.tokenUsage.totalTokens)} simulated tokens · peak ${c.peakConcurrency} at once`,
   );
   printLine(
     ctx,
-    `  wf show ${handle.runId}   wf report ${handle.runId}${done.status === 'stopped' ? `   wf resume ${handle.runId}` : ''}`,
+    `  wf show ${handle.runId}   wf report ${handle.runId}${done.status === 'stopped' || unrecorded ? `   wf resume ${handle.runId}` : ''}`,
   );
+  // Last, on stderr: the verb's own error, as runVerb prints every CliError.
+  if (unrecorded) printError(ctx, unrecorded);
   return code;
+}
+
+/**
+ * Invariant 12: a run whose end could not be recorded is not reported done. The outcome is still
+ * printed (the result is its only copy: on stdout, or in the --json document), and the run stays
+ * resumable from what was recorded.
+ */
+function unrecordedError(done: RunDone, runId: string, json: boolean): CliError {
+  const reason = done.unrecorded?.message ?? 'the recorder refused it';
+  const where = json ? 'in this document' : 'on stdout above';
+  return new CliError(
+    'WF_CLI_RUN_UNRECORDED',
+    `run ${runId} ${done.status}, but its end could not be recorded: ${reason}. ${done.result === undefined ? 'Its outcome is' : 'The result is printed'} ${where}, the only copy; the run stays resumable from what was recorded`,
+    {
+      hint: `once the disk has space again: wf resume ${runId} (its recorded children are replayed, not run again)`,
+      details: { stage: 'finish', code: done.unrecorded?.code },
+    },
+  );
+}
+
+/**
+ * The run's own error as printed: a resume that diverged from its journal also names the journal
+ * it replayed (the run store's file), since the record, not only the source, may be what changed.
+ */
+function runErrorOf(
+  done: RunDone,
+  storeRoot: string,
+  resumedFrom: string | undefined,
+): { code: string; message: string; hint?: string } | undefined {
+  if (!done.error) return undefined;
+  if (done.error.code !== 'WF_ENGINE_REPLAY_DIVERGED' || resumedFrom === undefined)
+    return done.error;
+  return {
+    ...done.error,
+    hint: `the journal replayed is ${join(storeRoot, resumedFrom, 'journal.jsonl')}: if the source and args are unchanged, that file was edited or damaged`,
+  };
 }
 
 function checkArgs(manifest: unknown, args: unknown, name: string): void {

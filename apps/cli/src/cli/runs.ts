@@ -1,7 +1,7 @@
 // The run-store verbs: `wf runs`, `wf show`, `wf events [--follow]`, `wf delete-run`, `wf prune`,
 // `wf report`. They read what the engine recorded through @wf/catalog-fs; every id comes from the
 // user and every record from disk, so both are checked before use.
-import { promises as fsp } from 'node:fs';
+import { constants, promises as fsp } from 'node:fs';
 import { join, resolve } from 'node:path';
 // The light entry: `wf runs` must not load the whole bridge (schemas, prelude).
 import { runSpan } from '@wf/bridge/run-span';
@@ -26,6 +26,7 @@ import {
   printTable,
 } from './context.js';
 import { CliError, EXIT, type ExitCode } from './errors.js';
+import { fileKind } from './input-file.js';
 import { resolveRunTarget, storeError } from './store-error.js';
 import { SHOW_AGENTS_MAX } from './verbs.js';
 import { withProjectStore } from './store.js';
@@ -54,7 +55,11 @@ export async function runsCommand(
     : options.limit === undefined
       ? 20
       : parseInteger(options.limit, '--limit', 1);
-  const list = async (): Promise<{ runs: readonly Summary[]; total: number }> => {
+  const list = async (): Promise<{
+    runs: readonly Summary[];
+    total: number;
+    deferred?: readonly { readonly runId: string; readonly reason: string }[];
+  }> => {
     if (options.restate) {
       const { listRemoteRuns } = await import('./restate-runs.js');
       const all = await listRemoteRuns(options.restate, options.admin);
@@ -67,10 +72,17 @@ export async function runsCommand(
   {
     const recent = await list();
     const runs = recent.runs.map(summaryRow);
+    const deferred = recent.deferred ?? [];
     if (ctx.json) {
-      printJson(ctx, { ok: true, runs, total: recent.total });
+      printJson(ctx, {
+        ok: true,
+        runs,
+        total: recent.total,
+        ...(deferred.length > 0 ? { deferred } : {}),
+      });
       return EXIT.ok;
     }
+    printDeferred(ctx, deferred);
     if (runs.length === 0) {
       printLine(
         ctx,
@@ -127,11 +139,31 @@ function summaryRow(s: Summary) {
   };
 }
 
-/** The status column: `(live)` while owned, `(resumed)` for a run that continues another. */
+/**
+ * The status column: `(live)` while owned, `(owner gone)` for a run that says it runs but whose
+ * process is gone (recovery could not mark it interrupted yet), `(resumed)` for a run that
+ * continues another.
+ */
 function statusCell(r: ReturnType<typeof summaryRow>): string {
-  const marks = [r.active ? 'live' : '', r.resumedFromRunId ? 'resumed' : ''].filter(Boolean);
+  const stale = !r.active && (r.status === 'running' || r.status === 'paused');
+  const marks = [
+    r.active ? 'live' : stale ? 'owner gone' : '',
+    r.resumedFromRunId ? 'resumed' : '',
+  ].filter(Boolean);
   const status = terminalText(String(r.status));
   return marks.length > 0 ? `${status} (${marks.join(', ')})` : status;
+}
+
+/** Recovery that could not write (a full disk) says so, once per run, and why. */
+function printDeferred(
+  ctx: CliContext,
+  deferred: readonly { readonly runId: string; readonly reason: string }[],
+): void {
+  for (const d of deferred)
+    printNote(
+      ctx,
+      `wf ${ctx.verb}: run ${d.runId} was left running by a process that is gone; it is not recorded interrupted yet (${terminalText(d.reason)}): the next wf command that can write does it`,
+    );
 }
 
 /** The run a resumed run continues: `resumedFrom` ({ runId, at }), or the older bare id. */
@@ -274,9 +306,10 @@ export async function showCommand(
       ctx,
       `  workflow   ${terminalText(snap.workflow)} (${terminalText(String(snap.execution ?? ''))})`,
     );
+    const stale = snap.status === 'running' || snap.status === 'paused';
     printLine(
       ctx,
-      `  status     ${terminalText(String(snap.status))}${run.summary.active ? ' (live)' : ''}`,
+      `  status     ${terminalText(String(snap.status))}${run.summary.active ? ' (live)' : stale ? ' (owner gone: not recorded interrupted yet)' : ''}`,
     );
     printLine(ctx, `  started    ${utcMinute(snap.startedAt)} · ${took}`);
     const from = resumedFromOf(snap);
@@ -576,13 +609,16 @@ export async function reportCommand(
     });
     const out = resolve(ctx.cwd, options.out ?? `${run.runId}.report.html`);
     try {
-      await fsp.writeFile(out, html, 'utf8');
+      await writeOutputFile(out, options.out ?? out, html);
     } catch (e) {
+      const full = ['ENOSPC', 'EDQUOT', 'EIO'].includes(String((e as { code?: unknown }).code));
       throw new CliError(
-        'WF_CLI_USAGE',
-        `cannot write the report to ${options.out ?? out}: ${errorText(e)}`,
+        full ? 'WF_CLI_STORAGE_FAILED' : 'WF_CLI_USAGE',
+        `cannot write the report to ${options.out ?? out}: ${full ? `${(e as { code: string }).code}: the disk refused the write` : errorText(e)}`,
         {
-          hint: 'pick a writable path with --out',
+          hint: full
+            ? 'free space on that disk, or pick another with --out'
+            : 'pick a writable path with --out',
         },
       );
     }
@@ -595,6 +631,31 @@ export async function reportCommand(
       );
     return EXIT.ok;
   });
+}
+
+/**
+ * Writes a file named on the command line: an existing FIFO, device or directory is refused by
+ * what it is (a FIFO would block the write until someone read it), and the open is O_NONBLOCK so
+ * one swapped in meanwhile fails instead of blocking.
+ */
+async function writeOutputFile(path: string, shown: string, text: string): Promise<void> {
+  const st = await fsp.stat(path).catch(() => undefined);
+  if (st && !st.isFile())
+    throw Object.assign(new Error(`${shown} is ${fileKind(st)}, not a file`), { code: 'EKIND' });
+  const { O_WRONLY, O_CREAT, O_TRUNC, O_NONBLOCK } = constants;
+  const handle = await fsp.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NONBLOCK, 0o644);
+  try {
+    if (!(await handle.stat()).isFile())
+      throw Object.assign(new Error(`${shown} is not a regular file`), { code: 'EKIND' });
+    await handle.writeFile(text, 'utf8');
+  } catch (error) {
+    // A report cut short by a full disk is no report: it is not left behind.
+    if ((error as { code?: unknown }).code !== 'EKIND')
+      await fsp.unlink(path).catch(() => undefined);
+    throw error;
+  } finally {
+    await handle.close();
+  }
 }
 
 /** The providers that ran the run's agents, from its agent-started events ('simulated', 'dsh:...'). */

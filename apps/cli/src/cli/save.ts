@@ -8,9 +8,9 @@ import { CatalogFsError } from '@wf/catalog-fs';
 import { isRecord } from '@wf/report';
 import { type CliContext, printJson, printLine } from './context.js';
 import { CliError, EXIT, type ExitCode } from './errors.js';
-import { resolveRunTarget, storeError } from './store-error.js';
+import { isStorageCode, resolveRunTarget, storageError, storeError } from './store-error.js';
 import { shippedWorkflows } from './shipped.js';
-import { openProjectCatalog, openProjectStore } from './workspace.js';
+import { requireProjectCatalog, openProjectStore } from './workspace.js';
 
 /** The DSH release the capsules we write declare as their minimum (the pinned host). */
 export const MIN_DSH_VERSION = '0.1.0-rc.8';
@@ -140,8 +140,7 @@ export async function saveCommand(
     );
   }
   const capsule: WorkflowCapsule = built.capsule;
-  const catalog = await openProjectCatalog(ctx);
-  if (!catalog) throw new CliError('WF_CLI_INTERNAL', 'the workflow catalog cannot be opened');
+  const catalog = await requireProjectCatalog(ctx);
   const saved = await catalog.save(name, capsule, { scope, replace: options.replace === true });
   if (!saved.ok) {
     const { code, message } = saved.error;
@@ -157,6 +156,7 @@ export async function saveCommand(
     if (code === 'WF_CATALOG_INVALID_NAME') throw new CliError('WF_CLI_USAGE', message);
     if (code === 'WF_CATALOG_INVALID_CAPSULE' || code === 'WF_CATALOG_TOO_LARGE')
       throw new CliError('WF_CLI_WORKFLOW_INVALID', message);
+    if (isStorageCode(code)) throw storageError(saved.error, `saving ${name}`);
     throw new CliError('WF_CLI_INTERNAL', `saving ${name}: ${code}: ${message}`);
   }
   if (ctx.json) {

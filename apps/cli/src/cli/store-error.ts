@@ -1,5 +1,20 @@
-// Maps run-store failures (data from @wf/catalog-fs) to the CLI's codes and exit codes.
+// Maps failures of @wf/catalog-fs (the run store's and the catalog's, data with a code) to the
+// CLI's codes and exit codes: one place, so a full disk, a damaged record or a missing run exits
+// the same way whichever verb met it.
 import { CliError } from './errors.js';
+
+/** A full, read-only or failing disk: the write that failed is named, the hint says what helps. */
+export function storageError(error: { code: string; message: string }, what: string): CliError {
+  return new CliError('WF_CLI_STORAGE_FAILED', `${what}: ${error.message}`, {
+    hint: 'free space on that disk (or make it writable), then run the command again; nothing reported done was lost',
+    details: { code: error.code },
+  });
+}
+
+/** Whether a @wf/catalog-fs code is an I/O failure of the disk (full, read-only, failing). */
+export function isStorageCode(code: string): boolean {
+  return code === 'WF_CATALOG_IO' || code === 'WF_CATALOG_RUN_IO';
+}
 
 export function storeError(error: { code: string; message: string }, runId: string): CliError {
   if (error.code === 'WF_CATALOG_RUN_NOT_FOUND' || error.code === 'WF_CATALOG_RUN_INVALID_ID') {
@@ -21,9 +36,10 @@ export function storeError(error: { code: string; message: string }, runId: stri
   }
   if (error.code === 'WF_CATALOG_RUN_CORRUPT' || error.code === 'WF_CATALOG_RUN_UNSAFE_PATH') {
     return new CliError('WF_CLI_RUN_CORRUPT', `run ${runId}: ${error.message}`, {
-      hint: 'the run directory was damaged or hand-edited; `wf delete-run --force` removes it',
+      hint: `the run directory was damaged or hand-edited; \`wf delete-run --force ${runId}\` removes it`,
     });
   }
+  if (isStorageCode(error.code)) return storageError(error, `run ${runId}`);
   return new CliError('WF_CLI_INTERNAL', `run store: ${error.code}: ${error.message}`);
 }
 

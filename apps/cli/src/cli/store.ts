@@ -2,9 +2,10 @@
 // entry: the verbs that only read runs (runs, show, events, report, prune) never load the catalog
 // or its capsule parser.
 import { join } from 'node:path';
-import { openRunStore, type RunStore } from '@wf/catalog-fs/run-store';
+import { type CatalogFsError, openRunStore, type RunStore } from '@wf/catalog-fs/run-store';
 import type { CliContext } from './context.js';
 import { CliError } from './errors.js';
+import { isStorageCode, storageError } from './store-error.js';
 
 export type { RunStore };
 
@@ -51,6 +52,9 @@ export async function openProjectStore(
 }
 
 function openFailure(ctx: CliContext, e: unknown): CliError {
+  const code = (e as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && isStorageCode(code))
+    return storageError(e as CatalogFsError, `the run store at ${runsRoot(ctx)}`);
   return new CliError(
     'WF_CLI_RUN_CORRUPT',
     `the run store at ${runsRoot(ctx)} cannot be opened: ${(e as Error).message}`,

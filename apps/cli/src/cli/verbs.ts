@@ -3,7 +3,7 @@
 // Usage errors exit 2 (main.ts).
 import type { ArgumentSpec, OptionSpec, Options, Positional, VerbSpec } from './command-line.js';
 import type { CliContext } from './context.js';
-import type { ExitCode } from './errors.js';
+import { EXIT, type ExitCode, exitCodesHelp } from './errors.js';
 
 const run = () => import('./run.js');
 const runs = () => import('./runs.js');
@@ -14,15 +14,7 @@ export const SHOW_AGENTS_MAX = 30;
 
 export const EXIT_CODES_HELP = `
 Exit codes:
-  0    ok (run/resume: the workflow completed)
-  1    the workflow failed or was denied
-  2    usage or input error (bad flag, invalid JSON, args failing the input schema, invalid capsule)
-  3    not found (unknown workflow or run id)
-  4    conflict (the run is active, the name is taken, the run cannot be resumed)
-  5    a corrupt or unreadable run directory
-  69   the Restate server is unreachable, is not Restate, or has no worker
-  70   internal error (a bug in wf)
-  130  interrupted by Ctrl-C (a run is recorded stopped)
+${exitCodesHelp()}
 Every verb takes --json: one JSON document on stdout ({ "ok": ... }), events as JSON Lines.`;
 
 const JSON_OPTION: OptionSpec = {
@@ -119,8 +111,7 @@ const CHECK: VerbSpec = {
     ),
     opt('--smoke', 'also run each clean workflow once on instant simulated agents'),
   ],
-  helpAfter:
-    '\nExit codes: 0 no errors (warnings allowed), 1 contract, capsule or smoke errors, 2 usage or input errors.',
+  helpAfter: `\nExit codes: ${EXIT.ok} no errors (warnings allowed), ${EXIT.failed} contract, capsule or smoke errors, ${EXIT.usage} usage or input errors.`,
   action: async (positional, opts) =>
     (await import('./check.js')).checkAction(positional[0] as string[], opts as never),
 };

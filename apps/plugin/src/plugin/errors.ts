@@ -32,6 +32,11 @@ export const PLUGIN_ERROR_CODES = {
   WF_PLUGIN_CATALOG_UNAVAILABLE: 'WF_PLUGIN_CATALOG_UNAVAILABLE',
   /** The project's run store cannot be opened; no run starts (there is no in-memory fallback). */
   WF_PLUGIN_RUN_STORE_UNAVAILABLE: 'WF_PLUGIN_RUN_STORE_UNAVAILABLE',
+  /**
+   * The run's record could not be written (a full disk): it did not start, or it ended and its
+   * end is not on record yet (the answer carries its outcome; the run stays resumable).
+   */
+  WF_PLUGIN_RUN_UNRECORDED: 'WF_PLUGIN_RUN_UNRECORDED',
   /** The plugin is being unloaded; no new runs start. */
   WF_PLUGIN_UNLOADING: 'WF_PLUGIN_UNLOADING',
   /** `/workflow report` could not write the report file (the message names the path). */

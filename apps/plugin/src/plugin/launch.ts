@@ -10,7 +10,7 @@ import {
   nativeStopReason,
   startJob,
 } from '@wf/dsh-adapter';
-import type { ApprovalDecision, Approver, RunHandle, WorkflowInput } from '@wf/engine';
+import type { ApprovalDecision, Approver, RunDone, RunHandle, WorkflowInput } from '@wf/engine';
 import { agentCounts, foldRunEvents } from '@wf/report';
 import type { PluginConfig } from './config.js';
 import { PluginError } from './errors.js';
@@ -174,7 +174,9 @@ export async function startRun(
       const hint = d.status === 'denied' ? denialHint(approver.lastOutcome(), config) : undefined;
       summary.error = { ...d.error, ...(hint ? { hint } : {}) };
     }
-    native.runEnd(runId, nativeStopReason(d.status));
+    if (d.recorded === false) summary.recorded = false;
+    // Invariant 12: a run whose end is not on record is not shown to DSH as completed.
+    native.runEnd(runId, d.recorded === false ? 'error' : nativeStopReason(d.status));
     project.router.unbind(runId);
     state.active.delete(runId);
     return d;
@@ -204,7 +206,12 @@ export async function startRun(
     owner: agent,
     cancel: (reason) => handle.stop(reason ?? 'killed through DSH jobs'),
     done: settled.then((d) => ({
-      status: d.status === 'completed' ? 'completed' : d.status === 'stopped' ? 'killed' : 'failed',
+      status:
+        d.status === 'completed' && d.recorded !== false
+          ? 'completed'
+          : d.status === 'stopped'
+            ? 'killed'
+            : 'failed',
       detail: d.error ? `${d.error.code}: ${d.error.message}` : d.status,
       output: runText(replyOf(summary, summary), config.maxResultChars),
     })),
@@ -264,7 +271,7 @@ function mirrorEvents(handle: RunHandle, summary: RunSummary): void {
  */
 function settle(handle: RunHandle): Promise<RunOutcome> {
   return handle.done.then(
-    (d): RunOutcome => d,
+    (d): RunOutcome => (d.unrecorded ? unrecordedOutcome(handle.runId, d) : d),
     (error): RunOutcome => ({
       status: 'failed',
       error: {
@@ -273,6 +280,35 @@ function settle(handle: RunHandle): Promise<RunOutcome> {
       },
     }),
   );
+}
+
+/**
+ * Invariant 12: a run the run store could not record is never answered as done. Its outcome is
+ * kept (the result is its only copy until the store can write: the store retries while DSH runs),
+ * with `recorded: false` and an error that says so; a run whose start could not be recorded did
+ * not run at all.
+ */
+function unrecordedOutcome(runId: string, d: RunDone): RunOutcome {
+  const why = d.unrecorded?.message ?? 'the run store refused it';
+  if (d.unrecorded?.stage === 'begin') {
+    return {
+      status: 'failed',
+      recorded: false,
+      error: {
+        code: 'WF_PLUGIN_RUN_UNRECORDED',
+        message: `run ${runId} could not be recorded, so it did not start: ${why}`,
+      },
+    };
+  }
+  return {
+    status: d.status,
+    recorded: false,
+    ...(d.result !== undefined ? { result: d.result } : {}),
+    error: {
+      code: 'WF_PLUGIN_RUN_UNRECORDED',
+      message: `run ${runId} ${d.status}, but its end could not be recorded: ${why}. ${d.result === undefined ? 'This answer holds its outcome' : 'The result in this answer is its only copy'} until the run store can write again (it keeps trying while DSH runs); the run stays resumable${d.error ? ` (the run's own error: ${d.error.code}: ${d.error.message})` : ''}`,
+    },
+  };
 }
 
 /** The run as its caller sees it: status, name, duration, agents by outcome, result, error. */
@@ -289,6 +325,7 @@ export function replyOf(summary: RunSummary, d: RunOutcome | RunSummary): RunRep
     ...(summary.resumedFrom ? { resumedFrom: summary.resumedFrom } : {}),
     ...(d.result !== undefined ? { result: d.result } : {}),
     ...(d.error ? { error: { ...d.error } } : {}),
+    ...(d.recorded === false ? { recorded: false as const } : {}),
   };
 }
 

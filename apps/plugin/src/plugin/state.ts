@@ -35,6 +35,8 @@ export interface RunSummary {
   endedAt?: number;
   result?: unknown;
   error?: { code: string; message: string };
+  /** False when the run's end is not on record (invariant 12): never reported as done. */
+  recorded?: false;
   jobId?: string;
   readonly cwd: string;
   readonly args: unknown;
@@ -63,6 +65,8 @@ export interface RunReply {
   readonly jobId?: string;
   readonly note?: string;
   readonly resumedFrom?: { readonly runId: string; readonly at: number };
+  /** False when the run's end is not on record: never reported as done (invariant 12). */
+  readonly recorded?: false;
 }
 
 export interface RunAgentCounts {
@@ -111,8 +115,13 @@ export interface Project {
   readonly store: RunStore;
 }
 
-/** What the plugin reports of a finished run (the cost stays in the run store). */
-export type RunOutcome = Pick<RunDone, 'status' | 'result' | 'error'>;
+/**
+ * What the plugin reports of a finished run (the cost stays in the run store). `recorded: false`:
+ * its end is not on record (invariant 12), and `error` says why (WF_PLUGIN_RUN_UNRECORDED).
+ */
+export type RunOutcome = Pick<RunDone, 'status' | 'result' | 'error'> & {
+  readonly recorded?: false;
+};
 
 export interface ActiveRun {
   readonly handle: RunHandle;

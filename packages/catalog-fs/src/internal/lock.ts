@@ -70,17 +70,28 @@ function isStale(text: string, mtimeMs: number, options: LockOptions, now: numbe
   return false;
 }
 
+/**
+ * Creates the lock file `name` holding `content`; false when it exists. A lock whose content could
+ * not be written (a full disk) is removed again before the error is thrown: an empty lock would
+ * make every later taker wait for it to look stale, and then fail the same way breaking it.
+ */
 async function tryCreate(dir: SafeDir, name: string, content: string): Promise<boolean> {
   let handle: FileHandle | undefined;
   try {
     handle = await fsp.open(dir.at(name), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o644);
-    await handle.writeFile(content);
-    return true;
   } catch (error) {
     if (errno(error) === 'EEXIST') return false;
     throw error;
-  } finally {
+  }
+  try {
+    await handle.writeFile(content);
+    await handle.close();
+    handle = undefined;
+    return true;
+  } catch (error) {
     await handle?.close().catch(() => undefined);
+    await fsp.unlink(dir.at(name)).catch(() => undefined);
+    throw error;
   }
 }
 
@@ -144,7 +155,11 @@ export async function withLock<T>(
     if (created) break;
     const seen = await readHolder(dir, LOCK_NAME);
     if (seen && isStale(seen.text, seen.mtimeMs, options, Date.now())) {
-      await breakIfStale(dir, seen.text, options);
+      try {
+        await breakIfStale(dir, seen.text, options);
+      } catch (error) {
+        throw ioError(options.codes, `breaking the stale lock in ${dir.path}`, error);
+      }
       continue;
     }
     if (Date.now() > deadline) {

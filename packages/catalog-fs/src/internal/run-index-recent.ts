@@ -38,6 +38,11 @@ export interface RecentRuns {
   readonly total: number;
   /** Runs not seen end: what recovery opens. */
   readonly open: readonly OpenRun[];
+  /**
+   * Run directories the index has no start line for (recorded before it, or a start that never
+   * completed): recovery opens these too, reads their start (and adds it) or removes them.
+   */
+  readonly unindexed: readonly string[];
 }
 
 /**
@@ -113,7 +118,10 @@ async function readRecent(base: SafeDir, keep: number): Promise<RecentRuns | und
       if (!run.ended && !run.deleted && run.startedAt !== undefined)
         open.push({ runId, startedAt: run.startedAt });
     }
-    return { newest, total: live + unindexed, open };
+    const notSettled = header.unindexed.filter(
+      (runId) => tail.runs.get(runId)?.unindexed !== false,
+    );
+    return { newest, total: live + unindexed, open, unindexed: notSettled };
   }
 }
 

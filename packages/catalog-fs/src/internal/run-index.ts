@@ -26,7 +26,7 @@ import {
   parseHeader,
   type TailFold,
 } from './run-index-format.js';
-import { CODES, RUN_ID_PATTERN, runIdsOf, TRASH_PREFIX } from './run-layout.js';
+import { CODES, RUN_ID_PATTERN, runDirKind, runIdsOf, TRASH_PREFIX } from './run-layout.js';
 
 const { O_RDONLY, O_WRONLY, O_APPEND, O_CREAT, O_NOFOLLOW, O_NONBLOCK } = constants;
 
@@ -179,6 +179,12 @@ export interface StoreScan {
   readonly names: readonly string[];
   /** The run ids among them, in name order. */
   readonly runIds: readonly string[];
+  /**
+   * Directories named like runs that are none (no run.json and nothing recorded: a start that
+   * never completed, or a directory of the user's own): never listed, counted as other
+   * directories. Empty when the scan was not a listing.
+   */
+  readonly notRuns: readonly string[];
   /** What the index said, plus what this pass learned and appended (recovery's lines). */
   readonly index: Map<string, IndexedRun>;
 }
@@ -187,10 +193,23 @@ export interface StoreScan {
 export async function scanStore(base: SafeDir): Promise<StoreScan> {
   const names = await base.io.readdir(base.self);
   await noteRead('dir-listed', base.path);
-  const runIds = runIdsOf(names);
   const read = await readIndex(base);
-  if (read) await rewriteIfStale(base, read, names, runIds);
-  return { names, runIds, index: read?.index ?? new Map() };
+  const runIds: string[] = [];
+  const notRuns: string[] = [];
+  let foreign = 0;
+  // Only a directory the index has no start for can be no run (begin() appends one once its
+  // directory is complete): one lstat of its run.json each, for the few such directories. A
+  // directory of the user's own counts as another directory; a half-made start is counted
+  // nowhere, so the index disagrees with the store (full passes) until recovery removes it.
+  for (const runId of runIdsOf(names)) {
+    const indexed = read?.index.get(runId)?.startedAt !== undefined;
+    const kind = indexed ? 'run' : await runDirKind(base, runId);
+    if (kind === 'run') runIds.push(runId);
+    else notRuns.push(runId);
+    if (kind === 'foreign') foreign++;
+  }
+  if (read) await rewriteIfStale(base, read, names, runIds, foreign);
+  return { names, runIds, notRuns, index: read?.index ?? new Map() };
 }
 
 /**
@@ -217,6 +236,7 @@ async function rewriteIfStale(
   read: IndexRead,
   names: readonly string[],
   runIds: readonly string[],
+  foreign: number,
 ): Promise<void> {
   const live = new Set(runIds);
   let kept = 0;
@@ -227,7 +247,7 @@ async function rewriteIfStale(
     if (run.startedAt !== undefined) started++;
   }
   try {
-    const others = await otherDirs(base, names);
+    const others = (await otherDirs(base, names)) + foreign;
     if (read.lines <= 2 * kept + COMPACT_SLACK && fitsListing(read, kept, started, runIds, others))
       return;
     await withLock(base, COMPACT_LOCK, () => compactIndex(base, read, live, runIds, others));

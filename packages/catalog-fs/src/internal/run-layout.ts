@@ -9,11 +9,30 @@ import { fail } from './failure.js';
 import { BLOCKING_IO, type Io, NONBLOCKING_IO } from './io.js';
 import type { FsyncPolicy, RunSnapshot, RunStoreOptions, RunSummary } from '../run-store-types.js';
 import {
+  checkRecord,
+  count,
+  errorShape,
+  finiteNumber,
+  flag,
+  listOf,
+  oneOf,
+  optional,
+  RUN_COST_SCHEMA,
+  RUN_EVENT_SCHEMA,
+  RUN_STATUSES,
+  type RecordIssue,
+  type RecordSchema,
+  shape,
+  TRUSTS,
+  text,
+} from '@wf/bridge/run-records';
+import {
   type RunFinishRecordShape,
   TERMINAL_STATUSES,
   type TerminalRunStatus,
 } from '../run-types.js';
 import {
+  entryPath,
   type ErrorCodes,
   HOSTNAME,
   isPidAlive,
@@ -23,6 +42,7 @@ import {
   processToken,
   readRegularFile,
   type SafeDir,
+  TEMP_PREFIX,
   withDir,
   writeFileCreateOnly,
 } from './safe-dir.js';
@@ -73,6 +93,8 @@ export interface LiveRun {
   pendingFinish: RunFinishRecordShape | undefined;
   /** Set when the run leaves LIVE (finish or the store's close). */
   retired: boolean;
+  /** Set once the terminal snapshot (and the result before it) is on disk. */
+  terminal: boolean;
   /**
    * Added to each event's seq: a continued run (another attempt of it, `beginOrContinue`) numbers
    * its events from 1 again, after the ones already in events.jsonl.
@@ -120,11 +142,10 @@ export function isTerminal(status: unknown): status is TerminalRunStatus {
 }
 
 /**
- * Parses JSON lines: skips a torn last line and corrupt or repeated lines, never throws. `key` is
- * the field that increases line by line (`seq` for events; `settleSeq` for the journal, whose
- * `seq` is issue order and not monotonic in the file).
+ * Parses event lines: skips a torn last line and corrupt, misshapen (RUN_EVENT_SCHEMA) or repeated
+ * lines, never throws. `key` is the field that increases line by line (`seq`).
  */
-export function parseLines<T>(text: string, key: 'seq' | 'settleSeq', after = 0): T[] {
+export function parseLines<T>(text: string, key: 'seq', after = 0): T[] {
   const out: T[] = [];
   let last = after;
   const end = text.lastIndexOf('\n');
@@ -140,7 +161,7 @@ export function parseLines<T>(text: string, key: 'seq' | 'settleSeq', after = 0)
     }
     // A batch retried after a failed write may repeat lines: keep the key strictly increasing.
     const n = value?.[key];
-    if (typeof n !== 'number' || n <= last) continue;
+    if (typeof n !== 'number' || n <= last || checkRecord(RUN_EVENT_SCHEMA, value)) continue;
     last = n;
     out.push(value as T);
   }
@@ -286,20 +307,131 @@ export function liveRun(s: RunStoreState, runId: string): LiveRun | undefined {
   return run;
 }
 
-export async function readSnapshot(dir: SafeDir): Promise<RunSnapshot> {
+/** run.json (`wf.run` v1), field by field: the start and finish records' fields, and the store's. */
+const RUN_SNAPSHOT_SCHEMA: RecordSchema = {
+  format: oneOf(['wf.run']),
+  version: oneOf([1]),
+  runId: text,
+  workflow: text,
+  status: oneOf(RUN_STATUSES),
+  execution: oneOf(TRUSTS),
+  startedAt: finiteNumber,
+  updatedAt: optional(finiteNumber),
+  endedAt: optional(finiteNumber),
+  eventCount: optional(count),
+  lastSeq: optional(count),
+  phase: optional(text),
+  resultSummary: optional(text),
+  error: optional(errorShape),
+  artifacts: optional(listOf(shape({ name: text, ref: text, bytes: count }))),
+  cost: optional(shape(RUN_COST_SCHEMA)),
+  sourceRunId: optional(text),
+  revisionOf: optional(text),
+  resumedFromRunId: optional(text),
+  resumedFrom: optional(shape({ runId: text, at: finiteNumber })),
+  provider: optional(text),
+  simulated: optional(flag),
+  interruptedFrom: optional(text),
+  owner: optional(shape({ pid: count, token: text, host: text, leaseUntil: finiteNumber })),
+};
+
+/** The message naming a record's file and its first bad field. */
+export function recordIssueText(file: string, found: RecordIssue): string {
+  return found.field === ''
+    ? `${file} is not ${found.expected}`
+    : `${file}: field ${found.field} must be ${found.expected}`;
+}
+
+/**
+ * Reads and checks run.json; undefined when there is none. Every field a reader uses is checked
+ * against its schema, so a damaged or hand-edited record is refused here, naming the file and
+ * the field, and never reaches a caller that would trust its type.
+ */
+export async function readSnapshotIfAny(dir: SafeDir): Promise<RunSnapshot | undefined> {
+  const file = entryPath(dir.path, 'run.json');
   const raw = await readRegularFile(dir, 'run.json', MAX_SNAPSHOT_BYTES, CODES);
-  if (!raw) throw new CatalogFsError(CatalogFsCode.RunCorrupt, `${dir.path}/run.json is missing`);
+  if (!raw) return undefined;
+  let value: unknown;
   try {
-    const value = JSON.parse(raw.data.toString('utf8')) as RunSnapshot;
-    if (value?.format !== 'wf.run' || typeof value.status !== 'string')
-      throw new Error('not a wf.run snapshot');
-    return value;
+    value = JSON.parse(raw.data.toString('utf8'));
   } catch (error) {
     throw new CatalogFsError(
       CatalogFsCode.RunCorrupt,
-      `${dir.path}/run.json cannot be read: ${error instanceof Error ? error.message : String(error)}`,
+      `${file} cannot be read: ${error instanceof Error ? error.message : String(error)}`,
     );
   }
+  const found = checkRecord(RUN_SNAPSHOT_SCHEMA, value);
+  if (found) throw new CatalogFsError(CatalogFsCode.RunCorrupt, recordIssueText(file, found));
+  return value as RunSnapshot;
+}
+
+export async function readSnapshot(dir: SafeDir): Promise<RunSnapshot> {
+  const snapshot = await readSnapshotIfAny(dir);
+  if (!snapshot)
+    throw new CatalogFsError(CatalogFsCode.RunCorrupt, `${dir.path}/run.json is missing`);
+  return snapshot;
+}
+
+/** The files begin() writes: a directory holding only these (and temp files) was a start. */
+const BEGIN_FILES: ReadonlySet<string> = new Set([
+  'start.json',
+  'manifest.json',
+  'script.js',
+  'capsule.workflow.json',
+  'events.jsonl',
+  'journal.jsonl',
+]);
+
+/**
+ * What a directory with a run id's name but no run.json is. `damaged`: a run that recorded
+ * something (log lines, a result, artifacts) and lost its run.json, listed as unreadable.
+ * `half-made`: a start that never completed (a crash or a full disk inside begin() of an earlier
+ * version, which built runs in place): only begin()'s files, logs empty; no run, and recovery
+ * removes it. `foreign`: anything else (a directory of the user's own): no run, never touched.
+ */
+export async function withoutRunJson(dir: SafeDir): Promise<'damaged' | 'half-made' | 'foreign'> {
+  let names: string[];
+  try {
+    names = await dir.io.readdir(dir.self);
+  } catch {
+    return 'foreign';
+  }
+  let began = false;
+  for (const name of names) {
+    if (name.startsWith(TEMP_PREFIX)) {
+      began = true;
+      continue;
+    }
+    if (!BEGIN_FILES.has(name)) {
+      if (name === 'result.json' || name === 'artifacts') return 'damaged';
+      return 'foreign';
+    }
+    if (name === 'start.json') began = true;
+    if (name === 'events.jsonl' || name === 'journal.jsonl') {
+      const st = await dir.io.lstatIfAny(dir.at(name)).catch(() => undefined);
+      if (st?.isFile() && st.size > 0) return 'damaged';
+    }
+  }
+  return began ? 'half-made' : 'foreign';
+}
+
+/**
+ * What a directory named like a run is: `run` when it has run.json or recorded something and lost
+ * it, else what `withoutRunJson` says.
+ */
+export async function runDirKind(
+  base: SafeDir,
+  runId: string,
+): Promise<'run' | 'half-made' | 'foreign'> {
+  const has = await base.io
+    .lstatIfAny(entryPath(base.at(runId), 'run.json'))
+    .catch(() => undefined);
+  if (has) return 'run';
+  const dir = await openChildDir(base, runId, { create: false, codes: CODES }).catch(
+    () => undefined,
+  );
+  const kind = (await withDir(dir, withoutRunJson)) ?? 'foreign';
+  return kind === 'damaged' ? 'run' : kind;
 }
 
 export async function readAlias(dir: SafeDir): Promise<string | undefined> {
@@ -353,7 +485,11 @@ export async function summarize(
     if (live)
       return { runId, ...alias, active: true, snapshot: { ...live.snapshot } as RunSnapshot };
     try {
-      const snapshot = await readSnapshot(dir);
+      const snapshot = await readSnapshotIfAny(dir);
+      // A start that never completed, or a directory of the user's own, is no run: left out.
+      if (!snapshot && (await withoutRunJson(dir)) !== 'damaged') return undefined;
+      if (!snapshot)
+        throw new CatalogFsError(CatalogFsCode.RunCorrupt, `${dir.path}/run.json is missing`);
       const active = !isTerminal(snapshot.status) && !ownerGone(s, snapshot, runId, Date.now());
       return { runId, ...alias, active, snapshot };
     } catch (error) {
@@ -373,15 +509,4 @@ export async function runIds(base: SafeDir): Promise<string[]> {
 /** The run directories among a listing of the base directory, in name order. */
 export function runIdsOf(names: readonly string[]): string[] {
   return names.filter((n) => RUN_ID_PATTERN.test(n) && !n.includes('..')).sort();
-}
-
-export async function readLog(
-  s: RunStoreState,
-  runId: string,
-  file: string,
-): Promise<string | undefined> {
-  return withDir(await openRun(s, runId), async (dir) => {
-    const raw = await readRegularFile(dir, file, MAX_LOG_BYTES, CODES);
-    return raw?.data.toString('utf8');
-  });
 }

@@ -80,6 +80,13 @@ export async function deleteRun(
         );
       }
       const status = summary.snapshot?.status;
+      if (summary.error && deleteOptions.force !== true) {
+        // Unreadable: there is no status to judge; only force removes it (it is not live).
+        throw new CatalogFsError(
+          CatalogFsCode.RunCorrupt,
+          `${summary.error.message}; delete it with force: true`,
+        );
+      }
       if (!isTerminal(status) && deleteOptions.force !== true) {
         throw new CatalogFsError(
           CatalogFsCode.RunNotTerminal,

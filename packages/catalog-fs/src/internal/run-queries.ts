@@ -1,5 +1,11 @@
 // The run store's read side: loading a run for resume, listing, showing, tailing events and
 // resolving a run id or display alias. Reads never take a lock; they parse defensively.
+import {
+  checkRecord,
+  JOURNAL_ENTRY_SCHEMA,
+  type RecordSchema,
+  RUN_START_RECORD_SCHEMA,
+} from '@wf/bridge/run-records';
 import { CatalogFsCode, CatalogFsError } from '../errors.js';
 import { fail } from './failure.js';
 import type { Result } from './../errors.js';
@@ -16,8 +22,8 @@ import {
   openRun,
   parseLines,
   readAlias,
-  readLog,
   RUN_ID_PATTERN,
+  recordIssueText,
   type RunStoreState,
   runIds,
   summarize,
@@ -25,7 +31,7 @@ import {
 import { mapBounded } from './map-bounded.js';
 import { appendIndex, type IndexLine, scanStore } from './run-index.js';
 import { recentFromIndex } from './run-index-recent.js';
-import { recoverScanned, scanOfOpen } from './run-recovery.js';
+import { type Recovered, recoverScanned, scanOfOpen } from './run-recovery.js';
 import { flushRun } from './run-recorder.js';
 import {
   entryPath,
@@ -46,26 +52,64 @@ export async function loadRun(
   checkRunId(runId);
   const run = liveRun(s, runId);
   if (run) await flushRun(s, run, false);
-  const startText = await withDir(await openRun(s, runId), async (dir) => {
+  return withDir(await openRun(s, runId), async (dir) => {
     const raw = await readRegularFile(dir, 'start.json', MAX_SNAPSHOT_BYTES, CODES);
-    return raw?.data.toString('utf8');
+    if (!raw) return undefined;
+    const start = parseRecord(
+      raw.data.toString('utf8'),
+      entryPath(dir.path, 'start.json'),
+      RUN_START_RECORD_SCHEMA,
+    ) as RunStartRecordShape;
+    const log = await readRegularFile(dir, 'journal.jsonl', MAX_LOG_BYTES, CODES);
+    const journal = parseJournal(
+      log?.data.toString('utf8') ?? '',
+      entryPath(dir.path, 'journal.jsonl'),
+    );
+    return { start, journal };
   });
-  if (startText === undefined) return undefined;
-  let start: RunStartRecordShape;
+}
+
+/** One record file's JSON, checked against its schema; a misfit names the file and the field. */
+function parseRecord(text: string, file: string, schema: RecordSchema): unknown {
+  let value: unknown;
   try {
-    start = JSON.parse(startText) as RunStartRecordShape;
+    value = JSON.parse(text);
   } catch (error) {
     throw new CatalogFsError(
       CatalogFsCode.RunCorrupt,
-      `start.json of run ${runId} cannot be read`,
+      `${file} cannot be read: ${error instanceof Error ? error.message : String(error)}`,
       { cause: error },
     );
   }
-  const journal = parseLines<JournalEntryRecord>(
-    (await readLog(s, runId, 'journal.jsonl')) ?? '',
-    'settleSeq',
-  );
-  return { start, journal };
+  const found = checkRecord(schema, value);
+  if (found) throw new CatalogFsError(CatalogFsCode.RunCorrupt, recordIssueText(file, found));
+  return value;
+}
+
+/**
+ * The journal for resume, strictly: a resume replays it as the truth, so a whole line that is not
+ * a journal entry refuses the resume, naming the file, the line and the field, instead of being
+ * skipped (a skipped answer would run again live, or diverge). A torn last line (a crash
+ * mid-write) is no entry yet and is ignored; a line repeated by a retried batch is kept once.
+ */
+function parseJournal(text: string, file: string): JournalEntryRecord[] {
+  const out: JournalEntryRecord[] = [];
+  const end = text.lastIndexOf('\n');
+  const lines = end < 0 ? [] : text.slice(0, end).split('\n');
+  let last = 0;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i] as string;
+    if (line === '') continue;
+    const entry = parseRecord(
+      line,
+      `${file} line ${i + 1}`,
+      JOURNAL_ENTRY_SCHEMA,
+    ) as JournalEntryRecord;
+    if (entry.settleSeq <= last) continue;
+    last = entry.settleSeq;
+    out.push(entry);
+  }
+  return out;
 }
 
 export async function listRuns(s: RunStoreState): Promise<readonly RunSummary[]> {
@@ -99,9 +143,11 @@ export async function listRecentRuns(
   readonly runs: readonly RunSummary[];
   readonly total: number;
   readonly interrupted?: readonly string[];
+  readonly deferred?: Recovered['deferred'];
 }> {
   const base = await openBase(s, false);
-  if (!base) return { runs: [], total: 0, ...(options.recover ? { interrupted: [] } : {}) };
+  if (!base)
+    return { runs: [], total: 0, ...(options.recover ? { interrupted: [], deferred: [] } : {}) };
   try {
     const keep = limit > 0 ? Math.floor(limit) : 0;
     // A page: from the index alone when it vouches for the store (run-index-recent.ts).
@@ -110,14 +156,10 @@ export async function listRecentRuns(
       // Recovery opens the runs the index has not seen end, as over a full scan; trash and
       // abandoned temp files wait for a full pass (trash makes the link count disagree).
       const recovered = options.recover
-        ? await recoverScanned(s, base, scanOfOpen(fast.open))
+        ? await recoverScanned(s, base, scanOfOpen(fast))
         : undefined;
       const runs = await readSummaries(s, base, fast.newest, new Map());
-      return {
-        runs,
-        total: fast.total,
-        ...(recovered ? { interrupted: recovered.interrupted } : {}),
-      };
+      return { runs, total: fast.total, ...(recovered ?? {}) };
     }
     const scan = await scanStore(base);
     const recovered = options.recover ? await recoverScanned(s, base, scan) : undefined;
@@ -147,11 +189,7 @@ export async function listRecentRuns(
     // Stable sort over ids in name order: the same order listRuns gives.
     if (!pick) order.sort((a, b) => b.startedAt - a.startedAt);
     const runs = await readSummaries(s, base, order.slice(0, keep), read);
-    return {
-      runs,
-      total,
-      ...(recovered ? { interrupted: recovered.interrupted } : {}),
-    };
+    return { runs, total, ...(recovered ?? {}) };
   } finally {
     await base.close();
   }
@@ -207,8 +245,19 @@ export async function showRun(
 ): Promise<Result<{ run: RunSummary }>> {
   try {
     checkRunId(runId);
-    const summary = await withDir(await openBase(s, false), (base) => summarize(s, base, runId));
-    if (!summary) throw new CatalogFsError(CatalogFsCode.RunNotFound, `no run ${runId}`);
+    const found = await withDir(await openBase(s, false), async (base) => ({
+      summary: await summarize(s, base, runId),
+      exists: (await base.io.lstatIfAny(base.at(runId)).catch(() => undefined)) !== undefined,
+    }));
+    const summary = found?.summary;
+    if (!summary) {
+      throw new CatalogFsError(
+        CatalogFsCode.RunNotFound,
+        found?.exists
+          ? `no run ${runId}: its directory holds a start that never completed (a crash or a full disk while it began; nothing was recorded), which recovery removes`
+          : `no run ${runId}`,
+      );
+    }
     if (summary.error && !summary.snapshot) return { ok: false, error: summary.error };
     return { ok: true, run: summary };
   } catch (error) {
@@ -242,7 +291,13 @@ export async function readEvents(
   }
   if (!chunk) {
     s.tails.delete(runId);
-    throw new CatalogFsError(CatalogFsCode.RunNotFound, `no run ${runId}`);
+    const dir = await openRun(s, runId);
+    if (!dir) throw new CatalogFsError(CatalogFsCode.RunNotFound, `no run ${runId}`);
+    await dir.close();
+    throw new CatalogFsError(
+      CatalogFsCode.RunCorrupt,
+      `${entryPath(dir.path, 'events.jsonl')} is missing: the run's event log was removed or never written`,
+    );
   }
   const end = chunk.data.lastIndexOf(0x0a);
   const whole = end < 0 ? '' : chunk.data.subarray(0, end + 1).toString('utf8');

@@ -31,24 +31,21 @@ import {
   errno,
   HOSTNAME,
   ioError,
+  newTempName,
   openChildDir,
   processToken,
   type SafeDir,
+  step,
   withDir,
   writeFileAtomic,
   writeFileCreateOnly,
-  writeFilesAtomic,
+  writeNewFile,
 } from './safe-dir.js';
 
 const { O_WRONLY, O_APPEND, O_CREAT, O_EXCL, O_NOFOLLOW } = constants;
 
 /** A per-run record file's text: indented JSON and a final newline. */
 const jsonText = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
-
-/** Pretty JSON written atomically, private to the owner: every per-run record file. */
-function writeJsonFile(dir: SafeDir, name: string, value: unknown): Promise<void> {
-  return writeFileAtomic(dir, name, jsonText(value), 0o600, CODES);
-}
 
 /** Stops a live run's timers, forgets it and closes its logs (finish, or the store's close). */
 export async function retireRun(run: LiveRun): Promise<void> {
@@ -146,6 +143,8 @@ export function persistSnapshot(s: RunStoreState, run: LiveRun): Promise<void> {
       clearTimeout(run.snapshotTimer);
       run.snapshotTimer = undefined;
     }
+    // Once the terminal snapshot is on disk, a coalesced write still queued has nothing to add.
+    if (run.terminal) return;
     const text = `${JSON.stringify({ ...run.snapshot, updatedAt: Date.now() }, null, 2)}\n`;
     try {
       await withDir(await openRun(s, run.runId), (dir) =>
@@ -156,6 +155,42 @@ export function persistSnapshot(s: RunStoreState, run: LiveRun): Promise<void> {
     }
   });
   return run.snapshotChain;
+}
+
+/**
+ * Writes a run's end, in the order that makes `completed` mean durable (invariant 12): the
+ * result, then run.json with the terminal status, each fsynced before the next. The live
+ * snapshot becomes the terminal one only once that is on disk, so no other write (a coalesced
+ * snapshot, the store's close) can record a terminal status whose result is not there. When
+ * run.json cannot be written, the result file written for it is removed again: a result.json
+ * never stands beside a run that did not record its end.
+ */
+function writeTerminal(
+  s: RunStoreState,
+  run: LiveRun,
+  terminal: Record<string, unknown>,
+  resultText: string | undefined,
+): Promise<void> {
+  const written = run.snapshotChain.then(async () => {
+    const dir = await openRun(s, run.runId);
+    if (!dir)
+      throw new CatalogFsError(CatalogFsCode.RunNotFound, `run ${run.runId} directory is gone`);
+    await withDir(dir, async (d) => {
+      if (resultText !== undefined)
+        await writeFileAtomic(d, 'result.json', `${resultText}\n`, 0o600, CODES);
+      try {
+        const text = `${JSON.stringify({ ...terminal, updatedAt: Date.now() }, null, 2)}\n`;
+        await writeFileAtomic(d, 'run.json', text, 0o600, CODES);
+      } catch (error) {
+        if (resultText !== undefined) await fsp.unlink(d.at('result.json')).catch(() => undefined);
+        throw error;
+      }
+    });
+    run.snapshot = terminal;
+    run.terminal = true;
+  });
+  run.snapshotChain = written.catch(() => undefined);
+  return written;
 }
 
 export function markDirty(s: RunStoreState, run: LiveRun): void {
@@ -254,6 +289,7 @@ export function goLive(
     artifacts: new Set(),
     writeError: undefined,
     pendingFinish: undefined,
+    terminal: false,
     seqOffset,
     identity,
   };
@@ -285,6 +321,83 @@ export function ownerNow(s: RunStoreState): RunOwner {
   };
 }
 
+/** run.json as begin() writes it: the start record's summary, `running`, owned by this process. */
+function initialSnapshot(
+  s: RunStoreState,
+  run: RunStartRecordShape,
+  now: number,
+): Record<string, unknown> {
+  return {
+    format: 'wf.run',
+    version: 1,
+    runId: run.runId,
+    workflow: run.workflow,
+    status: 'running',
+    execution: run.trust,
+    startedAt: run.startedAt,
+    updatedAt: now,
+    eventCount: 0,
+    lastSeq: 0,
+    artifacts: [],
+    ...(run.sourceRunId === undefined ? {} : { sourceRunId: run.sourceRunId }),
+    ...(run.revisionOf === undefined ? {} : { revisionOf: run.revisionOf }),
+    ...(run.resumedFromRunId === undefined ? {} : { resumedFromRunId: run.resumedFromRunId }),
+    ...(run.resumedFrom === undefined ? {} : { resumedFrom: run.resumedFrom }),
+    ...(run.provider === undefined ? {} : { provider: run.provider }),
+    ...(run.simulated === undefined ? {} : { simulated: run.simulated }),
+    owner: ownerNow(s),
+  };
+}
+
+/**
+ * Writes a run's start into `dir` (its private temp directory): the snapshots for resume and
+ * audit (exactly what ran), run.json, and the two logs, created empty; all fsynced side by side,
+ * then the directory. Returns the open logs; on failure closes what it opened and rethrows.
+ */
+async function writeStart(
+  dir: SafeDir,
+  run: RunStartRecordShape & { readonly capsule?: unknown },
+  snapshot: Record<string, unknown>,
+): Promise<[FileHandle, FileHandle]> {
+  const { capsule, ...start } = run;
+  const files: [string, string][] = [
+    ['start.json', jsonText(start)],
+    ['manifest.json', jsonText(run.manifest ?? null)],
+    ['run.json', jsonText(snapshot)],
+  ];
+  if (typeof run.source === 'string') files.push(['script.js', run.source]);
+  if (capsule !== undefined) files.push(['capsule.workflow.json', jsonText(capsule)]);
+  const open = (name: string) =>
+    fsp
+      .open(dir.at(name), O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600)
+      .catch((error: unknown) => {
+        throw ioError(CODES, `creating ${name} for ${run.runId}`, error);
+      });
+  // Every step settles before a failure is reported, so nothing is still being created in the
+  // directory when the caller removes it.
+  const steps = await Promise.allSettled([
+    open('events.jsonl'),
+    open('journal.jsonl'),
+    ...files.map(([name, text]) => writeNewFile(dir, name, text, 0o600, CODES)),
+  ]);
+  const failed = steps.find((step) => step.status === 'rejected');
+  const [events, journal] = steps
+    .slice(0, 2)
+    .flatMap((o) => (o.status === 'fulfilled' && o.value ? [o.value as FileHandle] : []));
+  if (failed || !events || !journal) {
+    await Promise.all([events, journal].map((log) => log?.close().catch(() => undefined)));
+    throw (failed as PromiseRejectedResult | undefined)?.reason ?? new Error('a log did not open');
+  }
+  await dir.sync();
+  return [events, journal];
+}
+
+/**
+ * Records a run's start. The run directory is built under a temp name (a dotfile, never listed)
+ * and published whole by one rename, so a crash or a full disk part-way leaves no run directory:
+ * a run directory always holds a complete start. The temp directory of a writer that died is
+ * removed by recovery's full pass, and a failed begin() removes its own.
+ */
 export async function beginRun(
   s: RunStoreState,
   run: RunStartRecordShape & { readonly capsule?: unknown },
@@ -293,86 +406,46 @@ export async function beginRun(
   const key = keyOf(s, run.runId);
   if (LIVE.has(key))
     throw new CatalogFsError(CatalogFsCode.RunExists, `run ${run.runId} is already live`);
+  const exists = () =>
+    new CatalogFsError(CatalogFsCode.RunExists, `run ${run.runId} already exists in ${base.path}`);
   const base = await requireBase(s);
   try {
+    if (await base.io.lstatIfAny(base.at(run.runId))) throw exists();
+    const temp = newTempName();
     try {
-      await fsp.mkdir(base.at(run.runId), { mode: 0o700 });
+      await fsp.mkdir(base.at(temp), { mode: 0o700 });
     } catch (error) {
-      if (errno(error) === 'EEXIST') {
-        throw new CatalogFsError(
-          CatalogFsCode.RunExists,
-          `run ${run.runId} already exists in ${base.path}`,
-        );
-      }
       throw ioError(CODES, `creating the run directory for ${run.runId}`, error);
     }
-    const dir = await openChildDir(base, run.runId, { create: false, codes: CODES });
-    if (!dir) throw new CatalogFsError(CatalogFsCode.RunIo, `run directory ${run.runId} vanished`);
+    const now = Date.now();
+    const snapshot = initialSnapshot(s, run, now);
+    let logs: [FileHandle, FileHandle] | undefined;
     try {
-      const { capsule, ...start } = run;
-      // Snapshots for resume and audit: exactly what ran. Written side by side and all durable
-      // before run.json, written last, records the run (a directory without it is no run); the
-      // two logs are created meanwhile, empty.
-      const snapshots: [string, string][] = [
-        ['start.json', jsonText(start)],
-        ['manifest.json', jsonText(run.manifest ?? null)],
-      ];
-      if (typeof run.source === 'string') snapshots.push(['script.js', run.source]);
-      if (capsule !== undefined) snapshots.push(['capsule.workflow.json', jsonText(capsule)]);
-      const open = (name: string) =>
-        fsp
-          .open(dir.at(name), O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600)
-          .catch((error: unknown) => {
-            throw ioError(CODES, `creating ${name} for ${run.runId}`, error);
-          });
-      const [written, eventsOpened, journalOpened] = await Promise.allSettled([
-        writeFilesAtomic(dir, snapshots, 0o600, CODES),
-        open('events.jsonl'),
-        open('journal.jsonl'),
-      ]);
-      const logs = [eventsOpened, journalOpened].flatMap((o) =>
-        o.status === 'fulfilled' ? [o.value] : [],
-      );
-      const closeLogs = () => Promise.all(logs.map((log) => log.close().catch(() => undefined)));
-      for (const step of [written, eventsOpened, journalOpened]) {
-        if (step.status === 'rejected') {
-          await closeLogs();
-          throw step.reason;
-        }
-      }
-      const [events, journal] = logs as [FileHandle, FileHandle];
-      const now = Date.now();
-      const snapshot: Record<string, unknown> = {
-        format: 'wf.run',
-        version: 1,
-        runId: run.runId,
-        workflow: run.workflow,
-        status: 'running',
-        execution: run.trust,
-        startedAt: run.startedAt,
-        updatedAt: now,
-        eventCount: 0,
-        lastSeq: 0,
-        artifacts: [],
-        ...(run.sourceRunId === undefined ? {} : { sourceRunId: run.sourceRunId }),
-        ...(run.revisionOf === undefined ? {} : { revisionOf: run.revisionOf }),
-        ...(run.resumedFromRunId === undefined ? {} : { resumedFromRunId: run.resumedFromRunId }),
-        ...(run.resumedFrom === undefined ? {} : { resumedFrom: run.resumedFrom }),
-        ...(run.provider === undefined ? {} : { provider: run.provider }),
-        ...(run.simulated === undefined ? {} : { simulated: run.simulated }),
-        owner: ownerNow(s),
-      };
+      const dir = await openChildDir(base, temp, { create: false, codes: CODES });
+      if (!dir)
+        throw new CatalogFsError(CatalogFsCode.RunIo, `run directory ${run.runId} vanished`);
       try {
-        await writeJsonFile(dir, 'run.json', snapshot);
-        await appendIndex(base, [{ runId: run.runId, startedAt: run.startedAt }]);
-      } catch (error) {
-        await closeLogs();
-        throw error;
+        logs = await writeStart(dir, run, snapshot);
+      } finally {
+        await dir.close();
       }
-      goLive(s, key, run.runId, snapshot, events, journal, startIdentity(run), 0);
-    } finally {
-      await dir.close();
+      await step('run-begin-publish');
+      try {
+        await fsp.rename(base.at(temp), base.at(run.runId));
+      } catch (error) {
+        const code = errno(error);
+        if (code === 'EEXIST' || code === 'ENOTEMPTY') throw exists();
+        throw ioError(CODES, `publishing the run directory of ${run.runId}`, error);
+      }
+      await base.sync();
+    } catch (error) {
+      await Promise.all((logs ?? []).map((log) => log.close().catch(() => undefined)));
+      await fsp.rm(base.at(temp), { recursive: true, force: true }).catch(() => undefined);
+      throw error;
     }
+    await appendIndex(base, [{ runId: run.runId, startedAt: run.startedAt }]);
+    const [events, journal] = logs;
+    goLive(s, key, run.runId, snapshot, events, journal, startIdentity(run), 0);
   } finally {
     await base.close();
   }
@@ -546,27 +619,24 @@ export async function finishRun(
     typeof record.result === 'string' ? record.result : (resultJson ?? record.result),
     s.maxResultChars,
   );
-  Object.assign(run.snapshot, {
+  const terminal: Record<string, unknown> = {
+    ...run.snapshot,
     status: record.status,
     endedAt,
     cost: record.cost,
     ...(summary === undefined ? {} : { resultSummary: summary }),
     ...(record.error === undefined ? {} : { error: record.error }),
     owner: { ...(run.snapshot.owner as RunOwner), leaseUntil: endedAt },
-  });
-  const resultText = resultJson === undefined ? undefined : `{"result":${resultJson}}`;
+  };
   try {
-    if (resultText !== undefined) {
-      const text = resultText;
-      await withDir(await openRun(s, runId), (dir) =>
-        writeFileAtomic(dir, 'result.json', `${text}\n`, 0o600, CODES),
-      );
-    }
-    run.writeError = undefined;
-    await persistSnapshot(s, run);
-    if (run.writeError !== undefined) throw run.writeError;
+    await writeTerminal(
+      s,
+      run,
+      terminal,
+      resultJson === undefined ? undefined : `{"result":${resultJson}}`,
+    );
   } catch (error) {
-    // Still live: the lease tick (or a second finish()) writes the terminal snapshot.
+    // Still live and still `running` on disk: the lease tick (or a second finish()) retries.
     run.pendingFinish = record;
     throw isCatalogFsError(error) ? error : ioError(CODES, `finishing run ${runId}`, error);
   }

@@ -3,6 +3,7 @@
 import { promises as fsp } from 'node:fs';
 import { CatalogFsCode } from '../errors.js';
 import type { RunSnapshot } from '../run-store-types.js';
+import { randomBytes } from './crypto.js';
 import {
   CODES,
   isTerminal,
@@ -10,7 +11,8 @@ import {
   openBase,
   ownerGone,
   type RunStoreState,
-  readSnapshot,
+  readSnapshotIfAny,
+  withoutRunJson,
   TRASH_PREFIX,
 } from './run-layout.js';
 import { appendIndex, type IndexLine, scanStore, type StoreScan } from './run-index.js';
@@ -34,61 +36,83 @@ import {
  * store, removes trash and abandoned temp files, and rewrites the index. Abandoned temp files at
  * the store's root (a crash while the index was rewritten) wait for the next full pass.
  */
-export async function recoverRuns(
-  s: RunStoreState,
-): Promise<{ readonly interrupted: readonly string[] }> {
+export async function recoverRuns(s: RunStoreState): Promise<Recovered> {
   const base = await openBase(s, false);
-  if (!base) return { interrupted: [] };
+  if (!base) return { interrupted: [], deferred: [] };
   try {
     const vouched = await recentFromIndex(base, 0);
-    return await recoverScanned(
-      s,
-      base,
-      vouched ? scanOfOpen(vouched.open) : await scanStore(base),
-    );
+    return await recoverScanned(s, base, vouched ? scanOfOpen(vouched) : await scanStore(base));
   } finally {
     await base.close();
   }
 }
 
 /**
- * A scan made of the runs the index has not seen end, for recovery without listing the store:
- * no names (trash and temp files wait for a full pass; trash makes the index disagree anyway).
+ * What a recovery pass did: the runs it marked `interrupted`, and the stale runs it could not mark
+ * (the disk is full or read-only: each with the reason). A deferred run stays as it is on disk,
+ * never active, and the next recovery that can write marks it; reads never wait for it.
  */
-export function scanOfOpen(open: readonly OpenRun[]): StoreScan {
-  const index = new Map(open.map((r) => [r.runId, { startedAt: r.startedAt, ended: false }]));
-  return { names: [], runIds: [...index.keys()].sort(), index };
+export interface Recovered {
+  readonly interrupted: readonly string[];
+  readonly deferred: readonly { readonly runId: string; readonly reason: string }[];
+}
+
+/**
+ * A scan made of the runs the index has not seen end, and of the run directories it has no start
+ * for, for recovery without listing the store: no names (trash and temp files wait for a full
+ * pass; trash makes the index disagree anyway).
+ */
+export function scanOfOpen(recent: {
+  readonly open: readonly OpenRun[];
+  readonly unindexed: readonly string[];
+}): StoreScan {
+  const index = new Map(
+    recent.open.map((r) => [r.runId, { startedAt: r.startedAt, ended: false }]),
+  );
+  return {
+    names: [],
+    runIds: [...index.keys(), ...recent.unindexed].sort(),
+    notRuns: [],
+    index,
+  };
+}
+
+/** Removes a temp file or the temp directory of a begin() whose writer is gone. */
+async function removeAbandonedTemp(dir: SafeDir, name: string, now: number): Promise<void> {
+  const st = await fsp.lstat(dir.at(name)).catch(() => undefined);
+  if (!st || !isAbandonedTemp(name, st.mtimeMs, now)) return;
+  if (st.isDirectory())
+    await fsp.rm(dir.at(name), { recursive: true, force: true }).catch(() => undefined);
+  else await fsp.unlink(dir.at(name)).catch(() => undefined);
 }
 
 /**
  * Recovery over one scan of the store (a listing in the same pass reuses it): removes trash and
  * abandoned temp files, and marks every non-terminal run whose owner is gone `interrupted`. Opens
  * only the runs the index has not seen end; a run it did not know is added to it (in the file and
- * in `scan.index`), so the next pass need not open it again.
+ * in `scan.index`), so the next pass need not open it again. Never fails for want of space: what
+ * it cannot write is returned as deferred.
  */
 export async function recoverScanned(
   s: RunStoreState,
   base: SafeDir,
   scan: StoreScan,
-): Promise<{ readonly interrupted: readonly string[] }> {
-  const interrupted: string[] = [];
-  const learned: IndexLine[] = [];
+): Promise<Recovered> {
+  const found: Found = { interrupted: [], deferred: [], learned: [], halfMade: [] };
   const now = Date.now();
   for (const name of scan.names) {
     if (name.startsWith(TRASH_PREFIX)) {
       await fsp.rm(base.at(name), { recursive: true, force: true }).catch(() => undefined);
     } else if (name.startsWith(TEMP_PREFIX)) {
-      const st = await fsp.lstat(base.at(name)).catch(() => undefined);
-      if (st && isAbandonedTemp(name, st.mtimeMs, now)) {
-        await fsp.unlink(base.at(name)).catch(() => undefined);
-      }
+      await removeAbandonedTemp(base, name, now);
     }
   }
+  for (const runId of scan.notRuns) await noteHalfMade(base, runId, now, found);
   try {
-    await recoverRunDirs(s, base, scan, now, interrupted, learned);
+    await recoverRunDirs(s, base, scan, now, found);
   } finally {
-    // Also after a failure part-way (a full disk): the runs marked so far are recorded.
-    for (const line of learned) {
+    // Also after a failure part-way: the runs marked so far are recorded.
+    for (const line of found.learned) {
       const known = scan.index.get(line.runId);
       const startedAt = line.startedAt ?? known?.startedAt;
       const isEnded = line.ended === true || known?.ended === true;
@@ -97,9 +121,56 @@ export async function recoverScanned(
         startedAt === undefined ? { ended: isEnded } : { startedAt, ended: isEnded },
       );
     }
-    await appendIndex(base, learned);
+    await appendIndex(base, found.learned);
   }
-  return { interrupted };
+  for (const runId of found.halfMade) await removeHalfMade(base, runId, scan);
+  return { interrupted: found.interrupted, deferred: found.deferred };
+}
+
+interface Found {
+  readonly interrupted: string[];
+  readonly deferred: { runId: string; reason: string }[];
+  readonly learned: IndexLine[];
+  /** Run directories without a complete start, old enough that no begin() is still at them. */
+  readonly halfMade: string[];
+}
+
+/**
+ * A run directory without run.json that recorded nothing is left alone this long after its last
+ * change: an earlier version's begin() built runs in place and may still be writing one.
+ */
+export const HALF_MADE_GRACE_MS = 60_000;
+
+/** Notes a directory without run.json for removal when it is a half-made start old enough. */
+async function noteHalfMade(base: SafeDir, runId: string, now: number, found: Found) {
+  await withDir(
+    await openChildDir(base, runId, { create: false, codes: CODES }).catch(() => undefined),
+    async (dir) => {
+      const st = await dir.stat().catch(() => undefined);
+      if (
+        st &&
+        now - st.mtimeMs > HALF_MADE_GRACE_MS &&
+        (await withoutRunJson(dir)) === 'half-made'
+      )
+        found.halfMade.push(runId);
+    },
+  );
+}
+
+/** Moves a half-made run directory to trash, then removes it (a crash part-way leaves trash). */
+async function removeHalfMade(base: SafeDir, runId: string, scan: StoreScan): Promise<void> {
+  const trash = `${TRASH_PREFIX}${runId}-${randomBytes(4).toString('hex')}`;
+  try {
+    await fsp.rename(base.at(runId), base.at(trash));
+  } catch {
+    return;
+  }
+  scan.index.delete(runId);
+  for (const list of [scan.runIds, scan.notRuns] as string[][]) {
+    const at = list.indexOf(runId);
+    if (at >= 0) list.splice(at, 1);
+  }
+  await fsp.rm(base.at(trash), { recursive: true, force: true }).catch(() => undefined);
 }
 
 async function recoverRunDirs(
@@ -107,8 +178,7 @@ async function recoverRunDirs(
   base: SafeDir,
   scan: StoreScan,
   now: number,
-  interrupted: string[],
-  learned: IndexLine[],
+  found: Found,
 ): Promise<void> {
   // Runs the index saw end are terminal for good: recovery opens only the others.
   for (const runId of scan.runIds) {
@@ -118,58 +188,72 @@ async function recoverRunDirs(
       await openChildDir(base, runId, { create: false, codes: CODES }).catch(() => undefined),
       async (dir) => {
         for (const file of await fsp.readdir(dir.self)) {
-          if (!file.startsWith(TEMP_PREFIX)) continue;
-          const st = await fsp.lstat(dir.at(file)).catch(() => undefined);
-          if (st && isAbandonedTemp(file, st.mtimeMs, now))
-            await fsp.unlink(dir.at(file)).catch(() => undefined);
+          if (file.startsWith(TEMP_PREFIX)) await removeAbandonedTemp(dir, file, now);
         }
-        let snapshot: RunSnapshot;
+        let snapshot: RunSnapshot | undefined;
         try {
-          snapshot = await readSnapshot(dir);
+          snapshot = await readSnapshotIfAny(dir);
         } catch {
           return;
         }
-        // As listRecent's repair: a run.json without a start time sorts as the oldest.
-        const startedAt =
-          known?.startedAt === undefined
-            ? typeof snapshot.startedAt === 'number'
-              ? snapshot.startedAt
-              : 0
-            : undefined;
-        const start = startedAt === undefined ? {} : { startedAt };
-        if (isTerminal(snapshot.status)) {
-          learned.push({ runId, ...start, ended: true });
+        if (!snapshot) {
+          await noteHalfMade(base, runId, now, found);
           return;
         }
-        if (!ownerGone(s, snapshot, runId, now)) {
-          if (startedAt !== undefined) learned.push({ runId, startedAt });
-          return;
-        }
-        const owner = snapshot.owner;
-        const marked = {
-          ...snapshot,
-          status: 'interrupted',
-          // The run ended at its last recorded event, not when this recovery noticed.
-          endedAt: (await lastEventTime(dir)) ?? snapshot.startedAt ?? now,
-          updatedAt: now,
-          interruptedFrom: snapshot.status,
-          error: {
-            code: CatalogFsCode.RunInterrupted,
-            message: `the process that owned this run${owner ? ` (pid ${owner.pid} on ${owner.host})` : ''} is gone; recorded as interrupted`,
-          },
-        };
-        await writeFileAtomic(
-          dir,
-          'run.json',
-          `${JSON.stringify(marked, null, 2)}\n`,
-          0o600,
-          CODES,
-        );
-        interrupted.push(runId);
-        learned.push({ runId, ...start, ended: true });
+        await recoverRun(s, dir, runId, snapshot, known, now, found);
       },
     );
   }
+}
+
+/** Marks one run `interrupted` when its owner is gone; what it learns goes to the index. */
+async function recoverRun(
+  s: RunStoreState,
+  dir: SafeDir,
+  runId: string,
+  snapshot: RunSnapshot,
+  known: { readonly startedAt?: number } | undefined,
+  now: number,
+  found: Found,
+): Promise<void> {
+  // As listRecent's repair: a run.json without a start time sorts as the oldest.
+  const startedAt = known?.startedAt === undefined ? snapshot.startedAt : undefined;
+  const start = startedAt === undefined ? {} : { startedAt };
+  if (isTerminal(snapshot.status)) {
+    found.learned.push({ runId, ...start, ended: true });
+    return;
+  }
+  if (!ownerGone(s, snapshot, runId, now)) {
+    if (startedAt !== undefined) found.learned.push({ runId, startedAt });
+    return;
+  }
+  const owner = snapshot.owner;
+  const marked = {
+    ...snapshot,
+    status: 'interrupted',
+    // The run ended at its last recorded event, not when this recovery noticed.
+    endedAt: (await lastEventTime(dir)) ?? snapshot.startedAt ?? now,
+    updatedAt: now,
+    interruptedFrom: snapshot.status,
+    error: {
+      code: CatalogFsCode.RunInterrupted,
+      message: `the process that owned this run${owner ? ` (pid ${owner.pid} on ${owner.host})` : ''} is gone; recorded as interrupted`,
+    },
+  };
+  try {
+    // A result.json beside a run that never recorded its end (its owner died between the two
+    // writes) is no result of it: removed first, so a result on disk always has its end beside it.
+    await fsp.unlink(dir.at('result.json')).catch(() => undefined);
+    await writeFileAtomic(dir, 'run.json', `${JSON.stringify(marked, null, 2)}\n`, 0o600, CODES);
+  } catch (error) {
+    // A full or read-only disk: the run stays as it is (its owner is gone, so it is not active)
+    // until a recovery that can write marks it. Reads go on.
+    found.deferred.push({ runId, reason: error instanceof Error ? error.message : String(error) });
+    if (startedAt !== undefined) found.learned.push({ runId, startedAt });
+    return;
+  }
+  found.interrupted.push(runId);
+  found.learned.push({ runId, ...start, ended: true });
 }
 
 /** Bytes read from the end of events.jsonl to find the last complete event line. */

@@ -444,18 +444,35 @@ export async function writeTempFile(
   codes: ErrorCodes,
 ): Promise<string> {
   const name = newTempName();
+  await writeNewFile(dir, name, data, mode, codes, `writing a temporary file in ${dir.path}`);
+  return name;
+}
+
+/**
+ * Creates `name` exclusively (no link followed), writes `data` and fsyncs it. On failure the
+ * partial file is removed: a full disk leaves nothing behind, not an empty file.
+ */
+export async function writeNewFile(
+  dir: SafeDir,
+  name: string,
+  data: string | Buffer,
+  mode: number,
+  codes: ErrorCodes,
+  what = `writing ${entryPath(dir.path, name)}`,
+): Promise<void> {
   let handle: FileHandle | undefined;
+  let created = false;
   try {
     handle = await fsp.open(dir.at(name), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode);
+    created = true;
     await handle.writeFile(data);
     await handle.sync();
     await handle.close();
     handle = undefined;
-    return name;
   } catch (error) {
     await handle?.close().catch(() => undefined);
-    await fsp.unlink(dir.at(name)).catch(() => undefined);
-    throw ioError(codes, `writing a temporary file in ${dir.path}`, error);
+    if (created) await fsp.unlink(dir.at(name)).catch(() => undefined);
+    throw ioError(codes, what, error);
   }
 }
 
@@ -484,44 +501,6 @@ export async function writeFileAtomic(
   } catch (error) {
     await fsp.unlink(dir.at(temp)).catch(() => undefined);
     throw ioError(codes, `publishing ${join(dir.path, name)}`, error);
-  }
-  await dir.sync();
-}
-
-/**
- * Atomically replaces several files in `dir`, side by side: each temp file written and fsynced at
- * once, then the renames, then one directory fsync, so all are durable when it resolves (one
- * writeFileAtomic after another waits for each file's round of fsyncs in turn). On failure the
- * temp files are removed; a file already renamed keeps its new content.
- */
-export async function writeFilesAtomic(
-  dir: SafeDir,
-  files: readonly (readonly [name: string, data: string | Buffer])[],
-  mode: number,
-  codes: ErrorCodes,
-): Promise<void> {
-  const written = await Promise.allSettled(
-    files.map(([, data]) => writeTempFile(dir, data, mode, codes)),
-  );
-  const temps = written.flatMap((w) => (w.status === 'fulfilled' ? [w.value] : []));
-  const removeTemps = () =>
-    Promise.all(temps.map((temp) => fsp.unlink(dir.at(temp)).catch(() => undefined)));
-  const failed = written.find((w) => w.status === 'rejected');
-  if (failed !== undefined) {
-    await removeTemps();
-    throw failed.reason;
-  }
-  const renamed = await Promise.allSettled(
-    files.map(([name], i) =>
-      fsp.rename(dir.at(temps[i] as string), dir.at(name)).catch((error: unknown) => {
-        throw ioError(codes, `publishing ${join(dir.path, name)}`, error);
-      }),
-    ),
-  );
-  const notRenamed = renamed.find((r) => r.status === 'rejected');
-  if (notRenamed !== undefined) {
-    await removeTemps();
-    throw notRenamed.reason;
   }
   await dir.sync();
 }

@@ -6,8 +6,12 @@
 //   replace <config.json> waits for a start file, then N replace-saves; prints the outcomes;
 //   hold <config.json>    begins a run and stays alive until killed;
 //   import <config.json>  imports a trusted-local entry twice (editing it between) and prints.
+//   boundary <config.json> records one run from begin to finish and SIGKILLs itself just before
+//                         its `count`-th write call (helpers/faulty-fs.ts); prints "done" if it
+//                         got through them all.
 import { appendFileSync, existsSync, writeFileSync } from 'node:fs';
 import { openCatalog, openRunStore } from '../../src/index.js';
+import { installFaultyFs } from './faulty-fs.js';
 import { makeCapsule } from './fixtures.js';
 
 interface Config {
@@ -74,6 +78,51 @@ if (mode === 'save') {
   const second = await catalog.importTrustedLocal(entry, { confirmed: true });
   const b = second.ok ? await second.module.run() : { error: second.error };
   process.stdout.write(JSON.stringify({ a, b }));
+} else if (mode === 'boundary') {
+  const faults = await installFaultyFs();
+  const store = await openRunStore({ project: config.runsProject, snapshotIntervalMs: 1 });
+  const runId = config.name!;
+  faults.arm({ at: config.count!, kill: true });
+  await store.begin({
+    runId,
+    workflow: 'boundary',
+    trust: 'capability-generated',
+    manifest: { name: 'boundary' },
+    source: 'async function run() {}',
+    args: null,
+    seed: 1,
+    startTime: 0,
+    startedAt: Date.now(),
+  });
+  for (let seq = 1; seq <= 6; seq++) {
+    store.event({ seq, runId, type: 'workflow-log', time: Date.now(), data: { n: seq } });
+    if (seq % 2 === 0) {
+      store.journal(runId, {
+        seq: seq / 2,
+        settleSeq: seq / 2,
+        method: 'runAgent',
+        input: { prompt: `p${seq}` },
+        outcome: { ok: true, value: { text: `t${seq}` } },
+        settledAt: seq,
+      });
+    }
+    if (seq === 3) await store.flush();
+  }
+  await store.artifact(runId, 'notes', { n: 1 });
+  await store.finish(runId, {
+    status: 'completed',
+    result: { answer: 42 },
+    cost: {
+      wallClockDurationMs: 1,
+      agentsStarted: 3,
+      agentsCompleted: 3,
+      cacheHits: 0,
+      tokenUsage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 },
+      peakConcurrency: 1,
+    },
+    endedAt: Date.now(),
+  });
+  process.stdout.write(`done ${faults.count()}\n`);
 } else if (mode === 'fault') {
   // Started ahead of time by the test; begins only when told, so node's boot is off the clock.
   await waitForStart();

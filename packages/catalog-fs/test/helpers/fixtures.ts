@@ -1,5 +1,5 @@
 // Shared test helpers: real temp directories and valid dsh.workflow v1 capsules.
-import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { accessSync, constants, mkdtempSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -22,8 +22,21 @@ export function makeCapsule(name: string, marker = 'v1'): Record<string, unknown
   };
 }
 
-/** A fresh real (canonical) temp directory, removed by the returned cleanup. */
-export function tempDir(prefix = 'wf-catalog-'): { dir: string; cleanup: () => void } {
-  const dir = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+/** A fresh real (canonical) temp directory (under `parent`, default the OS's), removed by cleanup. */
+export function tempDir(
+  prefix = 'wf-catalog-',
+  parent: string = tmpdir(),
+): { dir: string; cleanup: () => void } {
+  const dir = realpathSync(mkdtempSync(join(parent, prefix)));
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** /dev/shm when it is a writable directory (a tmpfs on Linux: fsync is free), else undefined. */
+export function memoryTmp(): string | undefined {
+  try {
+    accessSync('/dev/shm', constants.W_OK);
+    return statSync('/dev/shm').isDirectory() ? '/dev/shm' : undefined;
+  } catch {
+    return undefined;
+  }
 }

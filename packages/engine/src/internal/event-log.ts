@@ -5,6 +5,12 @@ import type { RunEvent, RunEventType, RunRecorder } from '../ports.js';
 export interface EventLog {
   /** `time` defaults to now; the start and terminal events pass the time the run record holds. */
   emit(type: RunEventType, data: { readonly [key: string]: unknown }, time?: number): RunEvent;
+  /**
+   * From now on events go to the recorder but readers do not see them until `release()`: the
+   * terminal event reaches readers only once the run's end is recorded (invariant 12).
+   */
+  hold(): void;
+  release(): void;
   close(): void;
   all(): readonly RunEvent[];
   readonly iterable: AsyncIterable<RunEvent>;
@@ -13,6 +19,8 @@ export interface EventLog {
 export function createEventLog(runId: string, recorder: RunRecorder): EventLog {
   const events: RunEvent[] = [];
   let closed = false;
+  /** While held: how many events readers may see. */
+  let held: number | undefined;
   let wake: (() => void)[] = [];
   const notify = () => {
     const ws = wake;
@@ -33,6 +41,13 @@ export function createEventLog(runId: string, recorder: RunRecorder): EventLog {
       notify();
       return event;
     },
+    hold() {
+      held ??= events.length;
+    },
+    release() {
+      held = undefined;
+      notify();
+    },
     close() {
       closed = true;
       notify();
@@ -43,8 +58,10 @@ export function createEventLog(runId: string, recorder: RunRecorder): EventLog {
         let i = 0;
         return {
           async next(): Promise<IteratorResult<RunEvent>> {
-            while (i >= events.length && !closed) await new Promise<void>((r) => wake.push(r));
-            if (i < events.length) return { value: events[i++] as RunEvent, done: false };
+            const seen = () => held ?? events.length;
+            while (i >= seen() && !(closed && held === undefined))
+              await new Promise<void>((r) => wake.push(r));
+            if (i < seen()) return { value: events[i++] as RunEvent, done: false };
             return { value: undefined, done: true };
           },
           async return(): Promise<IteratorResult<RunEvent>> {

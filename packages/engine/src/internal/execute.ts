@@ -70,7 +70,11 @@ export async function execute(e: EngineState, ctx: RunContext): Promise<RunDone>
   // recorded and preflighted instead of after; read once preflight passed, never left unhandled.
   const boxReady = source !== undefined ? sandbox(e) : undefined;
   boxReady?.catch(() => {});
-  await e.recorder.begin(record);
+  try {
+    await e.recorder.begin(record);
+  } catch (thrown) {
+    return unrecordedStart(events, errorInfo(thrown));
+  }
   events.emit(
     'workflow-started',
     {
@@ -481,6 +485,9 @@ export async function finishWith(
       : end.status === 'failed'
         ? 'workflow-failed'
         : 'workflow-stopped';
+  // Invariant 12: the terminal event is recorded now but reaches readers only once the run's end
+  // is: nobody sees the run completed before its terminal record and result are durable.
+  events.hold();
   safeEmit(
     events,
     type,
@@ -492,6 +499,7 @@ export async function finishWith(
     endedAt,
   );
   events.close();
+  let unrecorded: RunDone['unrecorded'];
   try {
     await e.recorder.finish(runId, {
       status: end.status as Exclude<RunStatus, 'running' | 'paused'>,
@@ -500,8 +508,22 @@ export async function finishWith(
       cost,
       endedAt,
     });
-  } catch {
-    // The run's outcome stands even when the recorder cannot store it.
+  } catch (thrown) {
+    // The run's outcome stands; that it is not recorded is part of it.
+    unrecorded = { stage: 'finish', ...errorInfo(thrown) };
+  } finally {
+    events.release();
   }
-  return done;
+  return unrecorded ? { ...done, unrecorded } : done;
+}
+
+/**
+ * The end of a run whose start could not be recorded (a full disk, a run id taken): nothing ran
+ * and nothing is recorded. Readers get a terminal event all the same, so they stop waiting.
+ */
+function unrecordedStart(events: EventLog, error: { code: string; message: string }): RunDone {
+  const cost = emptyCost();
+  safeEmit(events, 'workflow-failed', { status: 'failed', error, cost });
+  events.close();
+  return { status: 'failed', error, cost, unrecorded: { stage: 'begin', ...error } };
 }
