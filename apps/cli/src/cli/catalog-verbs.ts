@@ -29,6 +29,10 @@ async function withCatalog<T>(ctx: CliContext, body: (catalog: Catalog) => Promi
   return body(catalog);
 }
 
+/** What to do about a catalog entry or directory that is a symlink or not a regular file. */
+export const UNSAFE_PATH_HINT =
+  'the catalog never follows a symbolic link or opens a special file: replace it with a regular file (copy the capsule in), or remove it yourself';
+
 /** A catalog failure as the CLI error with the documented exit code. */
 function catalogError(error: { code: string; message: string }, what: string): CliError {
   const message = `${what}: ${error.message}`;
@@ -48,6 +52,9 @@ function catalogError(error: { code: string; message: string }, what: string): C
     case 'WF_CATALOG_INVALID_CAPSULE':
     case 'WF_CATALOG_TOO_LARGE':
       return new CliError('WF_CLI_WORKFLOW_INVALID', message);
+    case 'WF_CATALOG_UNSAFE_PATH':
+      // A planted symlink or special file under a catalog name is bad input, as `wf run` says.
+      return new CliError('WF_CLI_WORKFLOW_INVALID', message, { hint: UNSAFE_PATH_HINT });
     default:
       return new CliError('WF_CLI_INTERNAL', `${what}: ${error.code}: ${error.message}`);
   }
