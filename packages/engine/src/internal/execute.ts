@@ -58,6 +58,7 @@ export async function execute(e: EngineState, ctx: RunContext): Promise<RunDone>
       ? {
           resumedFromRunId: prepared.resumedFromRunId,
           resumedFrom: { runId: prepared.resumedFromRunId, at: startedAt },
+          logicalRunId: prepared.logicalRunId ?? prepared.resumedFromRunId,
         }
       : {}),
     provider: e.agents.name,
@@ -93,6 +94,10 @@ export async function execute(e: EngineState, ctx: RunContext): Promise<RunDone>
   const box = boxReady === undefined ? undefined : await boxReady;
   const r: Run = new Run({
     runId,
+    // A resumed run is the run it continues, to its guest (wf.runId): a workflow that passes its
+    // run id into a call replays those calls unchanged. A nested run on a durable backend sees
+    // its parent's id, as it would inside the parent.
+    guestRunId: start.nested?.guestRunId ?? record.logicalRunId ?? runId,
     workflow: name,
     manifest,
     limits: {
@@ -179,6 +184,7 @@ export async function execute(e: EngineState, ctx: RunContext): Promise<RunDone>
     onReplay: (entry) => r.applyReplay(entry),
     onDrained: () => r.relaunchUnfinished(),
     onDiverged: (error) => r.fail(error),
+    divergenceCause: () => divergenceCause(prepared.replayedFrom, source, start.args),
     stallMs: e.limits.replayStallMs,
   });
   // A spawned child's result is journaled when it settles, charged to maxJournalBytes above: a
@@ -197,7 +203,7 @@ export async function execute(e: EngineState, ctx: RunContext): Promise<RunDone>
         args: args.args,
         capabilities: caps,
         prelude: createGuestPrelude({
-          runId: start.nested?.guestRunId ?? runId,
+          runId: r.guestRunId,
           args: args.args,
           budgetTotal: start.nested ? start.nested.budgetTotal : r.budgetTotal,
         }),
@@ -219,7 +225,7 @@ export async function execute(e: EngineState, ctx: RunContext): Promise<RunDone>
     } else {
       const fn = (workflow as { run: (wf: unknown, args: unknown) => unknown }).run;
       const wf = createHostApi(caps, {
-        runId,
+        runId: r.guestRunId,
         args: args.args,
         budgetTotal: r.budgetTotal,
         signal: r.abort.signal,
@@ -252,7 +258,7 @@ export async function execute(e: EngineState, ctx: RunContext): Promise<RunDone>
     if (outcome.ok && journal.replaying && !r.ended) {
       r.fail({
         code: 'WF_ENGINE_REPLAY_DIVERGED',
-        message: `resume diverged: the workflow finished with ${journal.remaining()} journaled calls never issued; the source or args changed since the run was recorded`,
+        message: `resume diverged: the workflow finished with ${journal.remaining()} journaled calls never issued; ${journal.cause()}`,
       });
     }
     // A workflow that failed can no longer observe its children: stop them, then drain.
@@ -274,6 +280,26 @@ export async function execute(e: EngineState, ctx: RunContext): Promise<RunDone>
   // A nested run's parent continues its task numbering and agent count from these; unlike the
   // cost (this execution's), they include children replayed from the journal.
   return start.nested ? { ...done, nested: { lastTaskSeq: r.taskSeq, agents: r.admitted } } : done;
+}
+
+/**
+ * Why a resumed guest can call other than it did: what changed since the run was recorded. With
+ * the recorded source and args the guest is deterministic (invariant 5), so a divergence then
+ * points at what the journal does not carry, not at the workflow.
+ */
+export function divergenceCause(
+  recorded: { readonly source?: string; readonly args: unknown } | undefined,
+  source: string | undefined,
+  args: unknown,
+): string {
+  if (recorded === undefined) return 'the workflow no longer makes the calls the run recorded';
+  const changed = [
+    ...(recorded.source !== source ? ['the source'] : []),
+    ...(JSON.stringify(recorded.args ?? {}) !== JSON.stringify(args ?? {}) ? ['the args'] : []),
+  ];
+  if (changed.length > 0)
+    return `${changed.join(' and ')} changed since the run was recorded, and the workflow now makes other calls`;
+  return "the source and args are the run's recorded ones, so the workflow read something the journal does not replay (a limit such as its token budget set differently on this resume, another engine or sandbox version), or the run's record was edited";
 }
 
 /** `JSON.stringify(value)`, or undefined when it cannot be serialised (charged as 0, as before). */
@@ -376,7 +402,11 @@ export async function runNested(
     source: nested.source,
     args: args.args,
     capabilities: capabilities(run, { depth: 1, workflow: name }),
-    prelude: createGuestPrelude({ runId: run.id, args: args.args, budgetTotal: run.budgetTotal }),
+    prelude: createGuestPrelude({
+      runId: run.guestRunId,
+      args: args.args,
+      budgetTotal: run.budgetTotal,
+    }),
     limits: sandboxLimits(e.limits, run.maxAgents),
     seed,
     startTime,
@@ -415,7 +445,7 @@ async function runNestedOnBackend(
     args,
     seed,
     startTime,
-    scope: { guestRunId: run.id, firstTaskSeq: run.taskSeq, budgetTotal: run.budgetTotal },
+    scope: { guestRunId: run.guestRunId, firstTaskSeq: run.taskSeq, budgetTotal: run.budgetTotal },
     limits: {
       maxAgents: Math.max(0, run.maxAgents - run.admitted),
       // a spent budget still refuses the nested run's first child, as it would in the parent

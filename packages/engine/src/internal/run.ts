@@ -65,6 +65,8 @@ export interface Task {
 
 export interface RunDeps {
   readonly runId: string;
+  /** The run id the guest sees (wf.runId): a resumed run's logical run, a nested run's parent. */
+  readonly guestRunId: string;
   readonly workflow: string;
   readonly manifest: {
     readonly readOnly: boolean;
@@ -96,6 +98,8 @@ export interface RunDeps {
 
 export class Run {
   readonly id: string;
+  /** The id the guest sees as wf.runId (RunDeps.guestRunId). */
+  readonly guestRunId: string;
   readonly deps: RunDeps;
   readonly abort = new AbortController();
   readonly runSemaphore: Semaphore;
@@ -130,6 +134,7 @@ export class Run {
 
   constructor(deps: RunDeps) {
     this.id = deps.runId;
+    this.guestRunId = deps.guestRunId;
     this.deps = deps;
     const m = deps.manifest;
     this.maxAgents = Math.min(m.maxAgents, deps.limits.maxAgents);
