@@ -26,6 +26,7 @@ import { mapBounded } from './map-bounded.js';
 import { appendIndex, type IndexLine, scanStore } from './run-index.js';
 import { recentFromIndex } from './run-index-recent.js';
 import { recoverScanned, scanOfOpen } from './run-recovery.js';
+import { resolveJournalFiles } from './run-journal-files.js';
 import { flushRun } from './run-recorder.js';
 import {
   entryPath,
@@ -61,11 +62,11 @@ export async function loadRun(
       { cause: error },
     );
   }
-  const journal = parseLines<JournalEntryRecord>(
+  const lines = parseLines<JournalEntryRecord>(
     (await readLog(s, runId, 'journal.jsonl')) ?? '',
     'settleSeq',
   );
-  return { start, journal };
+  return { start, journal: await resolveJournalFiles(s, runId, lines) };
 }
 
 export async function listRuns(s: RunStoreState): Promise<readonly RunSummary[]> {
