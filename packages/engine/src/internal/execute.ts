@@ -11,7 +11,8 @@ import {
 import { EngineError, type EngineErrorCode, RUN_CONTROL_CODES } from '../errors.js';
 import { sandboxLimits, tighter, WARN_RATIO } from '../limits.js';
 import type { JournalEntry, RunCost, RunStartRecord, RunStatus } from '../ports.js';
-import type { ResolvedWorkflow, RunDone, SandboxLike } from '../types.js';
+import type { SharedAllowance } from '../backend.js';
+import type { ResolvedWorkflow, RunDone, SandboxLike, StartOptions } from '../types.js';
 import {
   type Cap,
   checkSource,
@@ -31,6 +32,7 @@ import { cloneJson } from './json.js';
 import { preflight } from './preflight.js';
 import { errorInfo } from './run-agent.js';
 import { Run, type RunScope } from './run.js';
+import { treeKey } from './run-budget.js';
 
 /** Runs one prepared run to its end; every way it can end goes through finishWith. */
 export async function execute(e: EngineState, ctx: RunContext): Promise<RunDone> {
@@ -126,6 +128,7 @@ export async function execute(e: EngineState, ctx: RunContext): Promise<RunDone>
   // A nested run on a durable backend numbers its children after the parent's, as it would inside
   // the parent's run.
   if (start.nested) r.taskSeq = start.nested.firstTaskSeq;
+  shareAllowance(e, r, start.nested);
   ctx.run = r;
   if (ctx.stopRequest !== undefined) r.stop(ctx.stopRequest);
   wall.start(
@@ -421,6 +424,44 @@ export async function runNested(
 }
 
 /**
+ * A run on a durable backend with an allowance keeps its tokens there when it has a budget (its
+ * children may run on other machines), and a nested run draws from its tree's from its start.
+ */
+function shareAllowance(e: EngineState, run: Run, nested: StartOptions['nested']): void {
+  const open = e.backend.allowance;
+  if (!open) return;
+  if (nested?.allowance !== undefined) {
+    run.shared = open({
+      root: nested.allowance,
+      budget: nested.budgetTotal,
+      maxAgents: nested.maxAgents ?? run.maxAgents,
+    });
+    run.sharesAgents = true;
+  } else if (run.budgetTotal !== null) {
+    run.shared = open({ root: run.id, budget: run.budgetTotal, maxAgents: run.maxAgents });
+    run.ownsShared = true;
+  }
+}
+
+/** The root run's shared allowance once it starts a nested run (its children so far seeded). */
+async function startSharing(e: EngineState, run: Run): Promise<SharedAllowance | undefined> {
+  const open = e.backend.allowance;
+  if (!open) return undefined;
+  if (!run.shared) {
+    run.shared = open({ root: run.id, budget: run.budgetTotal, maxAgents: run.maxAgents });
+    run.ownsShared = true;
+  }
+  if (!run.sharesAgents) {
+    // Synchronously with the switch: children admitted before it are seeded, those after it are
+    // admitted there as they start (Task.sharedAdmit), none twice.
+    run.sharesAgents = true;
+    run.seeded = run.shared.seed([...run.tasks.keys()].map((id) => treeKey(run, id)));
+  }
+  await run.seeded;
+  return run.shared;
+}
+
+/**
  * A durable backend runs the nested workflow as its own run (a parent continued elsewhere
  * re-attaches to it); its children and tokens then count against the parent as if they had run
  * inside it (maxAgents and the token budget are shared, as in the embedded engine).
@@ -436,6 +477,9 @@ async function runNestedOnBackend(
   callId: number,
 ): Promise<unknown> {
   const nestedRun = e.backend.nested as NonNullable<typeof e.backend.nested>;
+  // From now on the run's children are admitted into the tree's shared allowance too, with those
+  // of every nested run, each as it starts (invariant 6: one agent count for the tree).
+  const shared = await startSharing(e, run);
   const left = run.budgetTotal === null ? undefined : run.budgetTotal - run.spent - run.reserved;
   const done = await nestedRun({
     parentRunId: run.id,
@@ -445,12 +489,22 @@ async function runNestedOnBackend(
     args,
     seed,
     startTime,
-    scope: { guestRunId: run.guestRunId, firstTaskSeq: run.taskSeq, budgetTotal: run.budgetTotal },
-    limits: {
-      maxAgents: Math.max(0, run.maxAgents - run.admitted),
-      // a spent budget still refuses the nested run's first child, as it would in the parent
-      ...(left !== undefined ? { tokenBudget: Math.max(1, left) } : {}),
+    scope: {
+      guestRunId: run.guestRunId,
+      firstTaskSeq: run.taskSeq,
+      budgetTotal: run.budgetTotal,
+      ...(shared ? { allowance: shared.ledger, maxAgents: run.maxAgents } : {}),
     },
+    limits: shared
+      ? {
+          maxAgents: run.maxAgents,
+          ...(run.budgetTotal !== null ? { tokenBudget: run.budgetTotal } : {}),
+        }
+      : {
+          // Without a shared allowance the nested run gets what the parent has left at its start.
+          maxAgents: Math.max(0, run.maxAgents - run.admitted),
+          ...(left !== undefined ? { tokenBudget: Math.max(1, left) } : {}),
+        },
     signal: run.abort.signal,
   });
   const c = done.cost;
@@ -468,7 +522,7 @@ async function runNestedOnBackend(
   run.cost.inputTokens += c.tokenUsage.inputTokens;
   run.cost.outputTokens += c.tokenUsage.outputTokens;
   run.cost.peak = Math.max(run.cost.peak, c.peakConcurrency);
-  run.spent += c.tokenUsage.totalTokens;
+  run.allowance.add(c.tokenUsage.totalTokens);
   run.checkSpent();
   if (done.status === 'completed') return done.result;
   const error = done.error ?? { code: 'WF_ENGINE_WORKFLOW_FAILED', message: done.status };
