@@ -3,6 +3,7 @@
 // the call's run (the calling agent is the children's parent; its session gets the native events).
 import type {
   AgentHandle,
+  AgentMeter,
   AgentProvider,
   AgentRequest,
   ApprovalDecision,
@@ -28,7 +29,11 @@ export interface RunRouter {
   unbind(runId: string): void;
 }
 
-export function createRunRouter(name: string, capabilities: () => ProviderCapabilities): RunRouter {
+export function createRunRouter(
+  name: string,
+  capabilities: () => ProviderCapabilities,
+  estimateTokens?: (text: string) => number,
+): RunRouter {
   const bindings = new Map<string, RunBinding>();
   const caps: ProviderCapabilities = {
     get toolFilter() {
@@ -51,10 +56,13 @@ export function createRunRouter(name: string, capabilities: () => ProviderCapabi
     agents: {
       name,
       capabilities: caps,
-      start(request: AgentRequest, signal: AbortSignal): Promise<AgentHandle> {
+      // The bound providers' token estimate, and the meter passed through: the run's budget
+      // gates each model request of the bound provider's children.
+      ...(estimateTokens ? { estimateTokens } : {}),
+      start(request: AgentRequest, signal: AbortSignal, meter?: AgentMeter): Promise<AgentHandle> {
         const bound = bindings.get(request.runId);
         if (!bound) return Promise.reject(new Error(`run ${request.runId} has no bound DSH agent`));
-        return bound.agents.start(request, signal);
+        return bound.agents.start(request, signal, meter);
       },
     },
     approver: {
