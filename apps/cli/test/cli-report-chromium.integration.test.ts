@@ -88,10 +88,10 @@ describe('wf report in headless Chromium', () => {
     p.file('hostile.workflow.js', HOSTILE);
     const ran = await wf(['run', 'hostile.workflow.js', '--delay-ms', '0'], p);
     expect(ran.code, ran.stderr).toBe(0);
-    // Terminal: the result, names and logs arrive with every control character replaced.
+    // Terminal: the result, names and logs arrive with every control character escaped.
     for (const out of [ran.stdout, ran.stderr])
       expect(out).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f]/);
-    expect(ran.stdout).toContain('<script>alert(3)</script> [2J ]52;c;cHduZWQ=');
+    expect(ran.stdout).toContain('<script>alert(3)</script>\\u001b[2J\\u001b]52;c;cHduZWQ=\\u0007');
     const shown = await wf(['show', 'last'], p);
     expect(shown.stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f]/);
     const rep = await wf(['report', 'last', '--out', 'hostile.html', '--json'], p);

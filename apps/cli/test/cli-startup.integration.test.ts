@@ -62,8 +62,9 @@ const matching = (modules: string[], pattern: RegExp) => modules.filter((m) => p
 
 const BABEL = /npm:@babel\/parser\//;
 const ENGINE = /\/packages\/(engine|sandbox)\/|npm:quickjs|npm:@jitl\//;
-// Any of the bridge but its light run-span entry (no schemas, no prelude), and valibot.
-const SCHEMAS = /\/packages\/bridge\/(?!dist\/run-span\.js$)|npm:valibot\//;
+// Any of the bridge but its light run-span and terminal-text entries (no schemas, no prelude),
+// and valibot.
+const SCHEMAS = /\/packages\/bridge\/(?!dist\/(run-span|terminal-text)\.js$)|npm:valibot\//;
 // The generated listing index of the shipped workflows: no capsule, no embedded source.
 const PATTERNS_INDEX =
   /\/packages\/patterns\/dist\/(shipped-index|internal\/shipped-index\.generated)\.js$/;

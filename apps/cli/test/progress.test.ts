@@ -111,8 +111,9 @@ describe('renderProgressFrame', () => {
       maxLines: 10,
     });
     const text = lines.join('\n');
-    expect(text).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f]/);
-    expect(text).toContain('evil ]0;pwned name');
+    expect(text).not.toMatch(RAW_CONTROL);
+    expect(text).toContain('evil\\u001b]0;pwned\\u0007');
+    expect(lines[0]).toContain('x\\u001b[2J\\u001b[Hy');
   });
 
   it('uses plain ASCII when the terminal is not UTF-8', () => {
@@ -126,7 +127,74 @@ describe('renderProgressFrame', () => {
   });
 });
 
+/** Invariant 13's set less the line feed: what no view may write but its own cursor controls. */
+const RAW_CONTROL = /(?!\n)[\p{Cc}\p{Bidi_Control}\p{Zl}\p{Zp}]/u;
+/** The TTY view's own controls: cursor up, clear below, hide and show the cursor, carriage return. */
+const VIEW_CONTROLS = /\r|\u001b\[\d+A|\u001b\[J|\u001b\[\?25[lh]/g;
+const HOSTILE =
+  '\u001b]0;pwned\u0007\u001b[2J\u009b31m\u202eevil\u2066\u200f\u061c\u2028\u0090q\u001b\\\nFORGED';
+
+/** A run whose every guest-named field, log and error is hostile, with a warning and a failure. */
+function hostileRun() {
+  const events = syntheticEvents({
+    t0: T0,
+    workflow: `wf${HOSTILE}`,
+    phases: [{ name: `phase${HOSTILE}`, start: 0 }],
+    agents: [
+      { name: `agent${HOSTILE}`, phase: `phase${HOSTILE}`, start: 0, end: 40 },
+      { name: `failing${HOSTILE}`, phase: `phase${HOSTILE}`, start: 1, end: 50, status: 'failed' },
+    ],
+    logs: [{ at: 20, message: `log${HOSTILE}` }],
+    end: 70,
+    status: 'failed',
+  }) as { seq: number; type: string; time: number; data?: Record<string, unknown> }[];
+  const failed = events.find((e) => e.data?.status === 'failed');
+  if (failed?.data) failed.data.error = { code: `CODE${HOSTILE}`, message: `message${HOSTILE}` };
+  const end = events.at(-1);
+  if (end?.data) end.data.error = { code: `END${HOSTILE}`, message: `end${HOSTILE}` };
+  const warning = {
+    seq: 0,
+    type: 'limit-warning',
+    time: T0 + 30,
+    data: { limit: 'tokenBudget', message: `warn${HOSTILE}` },
+  };
+  return [
+    ...events.filter((e) => e.time <= T0 + 30),
+    warning,
+    ...events.filter((e) => e.time > T0 + 30),
+  ];
+}
+
 describe('createProgressView', () => {
+  it('writes no control of a hostile run but its own cursor moves, on a TTY and off one', async () => {
+    for (const tty of [true, false]) {
+      const screen = new Screen(tty, 80, 24);
+      let now = T0;
+      const view = createProgressView({
+        out: screen,
+        unicode: true,
+        now: () => now,
+        intervalMs: 1,
+      });
+      for (const e of hostileRun()) {
+        now = e.time;
+        view.event(e as never);
+        await new Promise((r) => setTimeout(r, 2));
+      }
+      view.note(`note${HOSTILE}`);
+      view.finish();
+      const text = screen.text.replace(VIEW_CONTROLS, '');
+      expect(text, `tty ${tty}`).not.toMatch(RAW_CONTROL);
+      expect(
+        text.split('\n').filter((l) => /^\W*FORGED/.test(l)),
+        `tty ${tty}`,
+      ).toEqual([]);
+      // (the frame clips a name to 28 characters, escapes included)
+      expect(text).toContain('agent\\u001b]0;pwned\\u0007');
+      expect(text).toContain(tty ? 'warn\\u001b]0;pwned' : 'log: log\\u001b]0;pwned');
+    }
+  });
+
   it('prints one plain line per meaningful event when not a TTY', () => {
     const screen = new Screen(false);
     const view = createProgressView({ out: screen, now: () => T0 });

@@ -31,12 +31,23 @@ describe('source excerpt', () => {
     );
   });
 
-  it('shows nothing for a position outside the source, and blanks control characters', () => {
+  it('shows nothing for a position outside the source, and escapes control characters', () => {
     expect(sourceExcerpt(SOURCE, { line: 9, column: 1 })).toBeUndefined();
     expect(sourceExcerpt(SOURCE, { line: 1, column: 80 })).toBeUndefined();
-    const hostile = 'async function run() {\n  \u001b[2Jthrow 1;\n}';
-    const out = sourceExcerpt(hostile, { line: 2, column: 7 }) ?? '';
-    expect(out).not.toContain('\u001b');
-    expect(out.split('\n')[2]).toBe('    |       ^');
+    const hostile = 'async function run() {\n  \u001b[2J\u202ethrow 1;\n}';
+    const out = (sourceExcerpt(hostile, { line: 2, column: 8 }) ?? '').split('\n');
+    expect(out.join('\n')).not.toMatch(/[\u001b\u202e]/);
+    // The escapes as shown, and the caret under the column they push to the right.
+    expect(out[1]).toBe('> 2 |   \\u001b[2J\\u202ethrow 1;');
+    expect(out[2]).toBe(`    | ${' '.repeat(17)}^`);
+    expect(out[1]?.indexOf('throw')).toBe(out[2]?.indexOf('^'));
+  });
+
+  it('shows a tab as one space, so the caret stays under its column', () => {
+    const out = (
+      sourceExcerpt('async function run() {\n\t\tthrow 1;\n}', { line: 2, column: 3 }) ?? ''
+    ).split('\n');
+    expect(out[1]).toBe('> 2 |   throw 1;');
+    expect(out[2]?.indexOf('^')).toBe(out[1]?.indexOf('throw'));
   });
 });

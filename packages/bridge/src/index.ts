@@ -121,4 +121,6 @@ export type {
 } from './run-records.js';
 export type { RunSpan } from './run-span.js';
 export { isTerminalEventType, runSpan } from './run-span.js';
+export type { TerminalTextLayout } from './terminal-text.js';
+export { terminalText } from './terminal-text.js';
 export type { ValidationIssue } from './validation-issue.js';

@@ -2,8 +2,8 @@
 // `wf restore`. Each goes through @wf/catalog-fs, whose writes are temp file + fsync + atomic
 // rename and whose replacements and deletions archive the old capsule first (invariant 8): a
 // crash at any instant leaves the old or the new capsule, and nothing is ever lost to a verb.
+import { terminalText } from '@wf/bridge/terminal-text';
 import type { Catalog, CatalogScope } from '@wf/catalog-fs';
-import { clean } from '../progress/frame.js';
 import { type CliContext, printJson, printLine } from './context.js';
 import { CliError, EXIT, type ExitCode } from './errors.js';
 import { shippedWorkflows } from './shipped.js';
@@ -93,9 +93,10 @@ export async function renameCommand(
     } else {
       printLine(
         ctx,
-        `renamed ${clean(from)} to ${clean(to)} (${out.entry.scope}: ${out.entry.path})`,
+        `renamed ${terminalText(from)} to ${terminalText(to)} (${out.entry.scope}: ${terminalText(out.entry.path)})`,
       );
-      printLine(ctx, `  the old name is archived as ${out.archived}: wf restore ${out.archived}`);
+      const archived = terminalText(out.archived);
+      printLine(ctx, `  the old name is archived as ${archived}: wf restore ${archived}`);
     }
     return EXIT.ok;
   });
@@ -112,8 +113,9 @@ export async function deleteCommand(
     if (!out.ok) throw catalogError(out.error, `cannot delete ${name}`);
     if (ctx.json) printJson(ctx, { ok: true, deleted: name, archived: out.archived });
     else {
-      printLine(ctx, `deleted ${clean(name)}; archived as ${out.archived}`);
-      printLine(ctx, `  bring it back with: wf restore ${out.archived}`);
+      const archived = terminalText(out.archived);
+      printLine(ctx, `deleted ${terminalText(name)}; archived as ${archived}`);
+      printLine(ctx, `  bring it back with: wf restore ${archived}`);
     }
     return EXIT.ok;
   });
@@ -144,15 +146,20 @@ export async function archivedCommand(
       return EXIT.ok;
     }
     if (entries.length === 0) {
-      printLine(ctx, `No archived versions${name === undefined ? '' : ` of ${clean(name)}`}.`);
+      printLine(
+        ctx,
+        `No archived versions${name === undefined ? '' : ` of ${terminalText(name)}`}.`,
+      );
       return EXIT.ok;
     }
     const head = ['ID', 'NAME', 'SCOPE', 'ARCHIVED'];
+    // Archive ids are file names: any name before `--<stamp>-<hash>` is one, a cloned
+    // repository's included, so each cell is shown through the sanitizer.
     const rows = entries.map((e) => [
-      e.id,
-      clean(e.name),
+      terminalText(e.id),
+      terminalText(e.name),
       e.scope,
-      `${e.archivedAt.slice(0, 19).replace('T', ' ')}${e.valid ? '' : ' (unreadable)'}`,
+      `${terminalText(e.archivedAt.slice(0, 19).replace('T', ' '))}${e.valid ? '' : ' (unreadable)'}`,
     ]);
     const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
     for (const r of [head, ...rows])
@@ -191,9 +198,9 @@ export async function restoreCommand(
     } else {
       printLine(
         ctx,
-        `restored ${id} as ${clean(out.entry.name)} (${out.entry.scope}: ${out.entry.path})${out.archived ? `; the replaced version is archived as ${out.archived}` : ''}`,
+        `restored ${terminalText(id)} as ${terminalText(out.entry.name)} (${out.entry.scope}: ${terminalText(out.entry.path)})${out.archived ? `; the replaced version is archived as ${terminalText(out.archived)}` : ''}`,
       );
-      printLine(ctx, `  run it with: wf run ${out.entry.name}`);
+      printLine(ctx, `  run it with: wf run ${terminalText(out.entry.name)}`);
     }
     return EXIT.ok;
   });

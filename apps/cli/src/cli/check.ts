@@ -2,9 +2,11 @@
 // and capsules (.json: the `source` field, plus full capsule validation, see check-capsule.ts),
 // and with --smoke one run on instant simulated agents. Prints compiler-style findings, or one
 // JSON document with --json. Exit codes: 0 clean or warnings only, 1 contract, capsule or smoke
-// errors, 2 usage or I/O errors (a file missing, unreadable, not JSON).
+// errors, 2 usage or I/O errors (a file missing, unreadable, not JSON). File names, findings and
+// smoke-run errors (guest text) reach the terminal only through terminalText (invariant 13).
 import { readFile, stat } from 'node:fs/promises';
 import { extname, resolve } from 'node:path';
+import { terminalText } from '@wf/bridge/terminal-text';
 import type { CheckProfile, Diagnostic } from '@wf/source-contract';
 import { parseJson } from './args.js';
 import type { CapsuleIssue, SmokeReport } from './check-capsule.js';
@@ -172,38 +174,43 @@ function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
 
-/** Human output: `file:line:col  CODE  message`, the hint indented below, then a summary. */
+/**
+ * Human output: `file:line:col  CODE  message`, the hint indented below, then a summary. Each
+ * finding is one line: every text in it passes terminalText in `line` layout.
+ */
 export function formatReport(report: CheckReport): string {
   const out: string[] = [];
+  const t = (text: string) => terminalText(text);
   for (const f of report.files) {
     if (f.problem) continue; // printed on stderr by problemLines
+    const file = t(f.file);
     // Capsule positions are inside the JSON string "source", so say so.
-    const where = f.kind === 'capsule' ? `${f.file}#source` : f.file;
+    const where = f.kind === 'capsule' ? `${file}#source` : file;
     const findings = [...f.errors, ...f.warnings].sort(
       (a, b) => a.line - b.line || a.column - b.column,
     );
     for (const d of findings) {
       out.push(
-        `${where}:${d.line}:${d.column}  ${d.code}  ${d.severity === 'warning' ? 'warning: ' : ''}${d.message}`,
+        `${where}:${d.line}:${d.column}  ${t(d.code)}  ${d.severity === 'warning' ? 'warning: ' : ''}${t(d.message)}`,
       );
-      out.push(`    hint: ${d.hint}`);
+      out.push(`    hint: ${t(d.hint)}`);
     }
     for (const i of f.capsuleIssues ?? []) {
-      out.push(`${f.file}#${i.path}  WF_CLI_WORKFLOW_INVALID  ${i.message}`);
+      out.push(`${file}#${t(i.path)}  WF_CLI_WORKFLOW_INVALID  ${t(i.message)}`);
     }
     if (f.smoke?.ok) {
       out.push(
-        `${f.file}: smoke run ${f.smoke.status} (${plural(f.smoke.agentsStarted, 'simulated agent')})`,
+        `${file}: smoke run ${t(f.smoke.status)} (${plural(f.smoke.agentsStarted, 'simulated agent')})`,
       );
     } else if (f.smoke) {
       out.push(
-        `${f.file}  WF_CLI_SMOKE_FAILED  smoke run ${f.smoke.status}: ${f.smoke.problems.join('; ')}`,
+        `${file}  WF_CLI_SMOKE_FAILED  smoke run ${t(f.smoke.status)}: ${t(f.smoke.problems.join('; '))}`,
       );
       out.push(
         '    hint: run it with `wf run <file> --delay-ms 0` to see its events, then `wf show`',
       );
     }
-    if (findings.length === 0 && f.ok && !f.smoke) out.push(`${f.file}: ok`);
+    if (findings.length === 0 && f.ok && !f.smoke) out.push(`${file}: ok`);
   }
   const errors = report.files.reduce(
     (n, f) =>
@@ -245,8 +252,13 @@ export function checkError(report: CheckReport): { code: string; message: string
 export function problemLines(report: CheckReport): string {
   return report.files
     .filter((f) => f.problem)
-    .map((f) => `wf check: ${f.problem?.code}: ${f.problem?.message}\n`)
+    .map((f) => `wf check: ${f.problem?.code}: ${terminalText(f.problem?.message ?? '')}\n`)
     .join('');
+}
+
+/** One JSON document on stdout, sanitized as printJson does (context.ts). */
+function writeJson(value: unknown): void {
+  STDOUT.write(`${terminalText(JSON.stringify(value, null, 2), 'lines')}\n`);
 }
 
 /** `wf check <file...>` (verbs.ts declares its options and help). */
@@ -256,11 +268,8 @@ export async function checkAction(
 ): Promise<void> {
   if (opts.profile !== 'default' && opts.profile !== 'authoring') {
     const message = `--profile must be 'default' or 'authoring', got '${opts.profile}'`;
-    if (opts.json)
-      STDOUT.write(
-        `${JSON.stringify({ ok: false, error: { code: 'WF_CLI_USAGE', message }, exitCode: 2 }, null, 2)}\n`,
-      );
-    else STDERR.write(`wf check: ${message}\n`);
+    if (opts.json) writeJson({ ok: false, error: { code: 'WF_CLI_USAGE', message }, exitCode: 2 });
+    else STDERR.write(`wf check: ${terminalText(message)}\n`);
     process.exitCode = 2;
     return;
   }
@@ -270,10 +279,8 @@ export async function checkAction(
   } catch (e) {
     if (!CliError.is(e)) throw e;
     if (opts.json)
-      STDOUT.write(
-        `${JSON.stringify({ ok: false, error: { code: e.code, message: e.message }, exitCode: e.exitCode }, null, 2)}\n`,
-      );
-    else STDERR.write(`wf check: ${e.code}: ${e.message}\n`);
+      writeJson({ ok: false, error: { code: e.code, message: e.message }, exitCode: e.exitCode });
+    else STDERR.write(`wf check: ${e.code}: ${terminalText(e.message)}\n`);
     process.exitCode = 2;
     return;
   }
@@ -299,10 +306,10 @@ export async function checkAction(
       // docs/cli.md: every failing --json document names its error and exit code.
       ...(report.ok ? {} : { error: checkError(report), exitCode: report.exitCode }),
     };
-    STDOUT.write(`${JSON.stringify(doc, null, 2)}\n`);
+    writeJson(doc);
   } else {
-    STDERR.write(problemLines(report));
-    STDOUT.write(formatReport(report));
+    STDERR.write(terminalText(problemLines(report), 'lines'));
+    STDOUT.write(terminalText(formatReport(report), 'lines'));
   }
   process.exitCode = report.exitCode;
 }

@@ -3,6 +3,7 @@
 // text and usage messages keep the wording and layout users saw before (commander's), so scripts
 // and muscle memory carry over. Nothing here knows a verb: verbs.ts declares them.
 import { parseArgs } from 'node:util';
+import { terminalText } from '@wf/bridge/terminal-text';
 
 export interface OptionSpec {
   /** `--name`, `--name <value>` or `--no-name` (then the option defaults to true). */
@@ -86,7 +87,8 @@ export function parseCommandLine(
   if (first === '-V' || first === '--version') return { kind: 'version' };
   if (first === '-h' || first === '--help')
     return { kind: 'help', text: programHelp(program, helpWidth()), toStderr: false, exitCode: 0 };
-  if (first.startsWith('-')) throw new UsageError(`unknown option '${first}'`);
+  // A word quoted from the command line is one line (it may be pasted from a listing).
+  if (first.startsWith('-')) throw new UsageError(`unknown option '${terminalText(first)}'`);
   if (first === 'help') {
     const topic = args[1];
     if (topic === undefined)
@@ -112,7 +114,7 @@ function findVerb(program: ProgramSpec, name: string): VerbSpec {
   const verb = program.verbs.find((v) => v.name === name);
   if (verb) return verb;
   const names = [...program.verbs.map((v) => v.name), 'help'];
-  throw new UsageError(`unknown command '${name}'${suggest(name, names)}`);
+  throw new UsageError(`unknown command '${terminalText(name)}'${suggest(name, names)}`);
 }
 
 function parseVerb(
@@ -178,7 +180,7 @@ function parseVerb(
   if (unknown !== undefined) {
     const candidates = [...flags.map((f) => f.long), '--help'];
     throw new UsageError(
-      `unknown option '${unknown}'${unknown.startsWith('--') ? suggest(unknown, candidates) : ''}`,
+      `unknown option '${terminalText(unknown)}'${unknown.startsWith('--') ? suggest(unknown, candidates) : ''}`,
     );
   }
   const values: Positional[] = [];

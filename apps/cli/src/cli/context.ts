@@ -1,7 +1,9 @@
 // What every verb runs with: the working directory, the environment, the two output streams and
 // whether the caller asked for JSON. `runVerb` turns any outcome into an exit code: a CliError
 // prints its code, message and hint (or a JSON error document), anything else is a bug and says so.
-import { cleanLines } from '../progress/frame.js';
+// Invariant 13: everything printed here passes terminalText, the one sanitizer; fields that must
+// stay on one line (names, ids, codes) are passed through it in `line` layout by the verbs first.
+import { terminalText } from '@wf/bridge/terminal-text';
 import { CliError, EXIT, type ExitCode } from './errors.js';
 import { STDERR, STDOUT } from './std-output.js';
 
@@ -26,13 +28,22 @@ export function processContext(verb: string, json: boolean): CliContext {
   return { verb, cwd: process.cwd(), env: process.env, stdout: STDOUT, stderr: STDERR, json };
 }
 
-/** Prints one JSON document on stdout (the `--json` contract: exactly one per invocation). */
+/**
+ * Prints one JSON document on stdout (the `--json` contract: exactly one per invocation). The
+ * sanitizer's escapes are JSON's, so a C1 or bidi control inside a string (JSON.stringify leaves
+ * those raw) is escaped and the document parses to the same value.
+ */
 export function printJson(ctx: CliContext, value: unknown): void {
-  ctx.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  ctx.stdout.write(`${terminalText(JSON.stringify(value, null, 2), 'lines')}\n`);
+}
+
+/** Prints one JSON value on one line of stdout (JSON Lines, for streams such as `events --json`). */
+export function printJsonLine(ctx: CliContext, value: unknown): void {
+  ctx.stdout.write(`${terminalText(JSON.stringify(value))}\n`);
 }
 
 export function printLine(ctx: CliContext, line = ''): void {
-  ctx.stdout.write(`${line}\n`);
+  ctx.stdout.write(`${terminalText(line, 'lines')}\n`);
 }
 
 /** Columns padded to their widest cell, two spaces apart (the last column unpadded). */
@@ -52,7 +63,7 @@ export function printTable(
 }
 
 export function printNote(ctx: CliContext, line: string): void {
-  ctx.stderr.write(`${line}\n`);
+  ctx.stderr.write(`${terminalText(line, 'lines')}\n`);
 }
 
 export function errorDocument(error: CliError): {
@@ -77,9 +88,10 @@ export function printError(ctx: CliContext, error: CliError): void {
     printJson(ctx, errorDocument(error));
     return;
   }
-  // Messages quote user files and run data: no control character reaches the terminal.
-  ctx.stderr.write(`wf ${ctx.verb}: ${error.code}: ${cleanLines(error.message)}\n`);
-  if (error.hint) ctx.stderr.write(`  hint: ${cleanLines(error.hint)}\n`);
+  // Messages quote file names, run data and guest text. An error is one line (and its hint one
+  // more): a line break in what it quotes is shown escaped, so it cannot forge a line of output.
+  printNote(ctx, `wf ${ctx.verb}: ${error.code}: ${terminalText(error.message)}`);
+  if (error.hint) printNote(ctx, `  hint: ${terminalText(error.hint)}`);
 }
 
 /** Runs a verb body and sets the process exit code from its outcome. */
@@ -98,7 +110,7 @@ export async function runVerb(
           `unexpected internal error: ${e instanceof Error ? e.message : String(e)}`,
           { hint: 'this is a bug in wf; please report it with the command you ran', cause: e },
         );
-    if (!CliError.is(e) && ctx.env.WF_DEBUG) ctx.stderr.write(`${(e as Error)?.stack ?? e}\n`);
+    if (!CliError.is(e) && ctx.env.WF_DEBUG) printNote(ctx, String((e as Error)?.stack ?? e));
     printError(ctx, error);
     code = error.exitCode;
   }

@@ -6,9 +6,9 @@
 // parser are not even opened when neither catalog directory exists): listing loads no source
 // parser, engine or embedded workflow source.
 import { promises as fsp } from 'node:fs';
+import { terminalText } from '@wf/bridge/terminal-text';
 import { defaultCatalogRoots } from '@wf/catalog-fs/resolve';
 import { SHIPPED_INDEX } from '@wf/patterns/shipped-index';
-import { clean } from '../progress/frame.js';
 import { type CliContext, printJson, printLine, printNote, printTable } from './context.js';
 import { EXIT, type ExitCode } from './errors.js';
 
@@ -85,15 +85,15 @@ export async function listCommand(ctx: CliContext): Promise<ExitCode> {
     ctx,
     ['NAME', 'SCOPE', 'TRUST', 'STATE', 'DESCRIPTION'],
     out.map((w) => [
-      clean(w.name),
+      terminalText(w.name),
       w.scope,
       w.trust,
       w.shadowed ? 'shadowed' : w.valid ? 'ok' : 'INVALID',
-      clip(clean(w.valid ? (w.description ?? '') : (w.error ?? 'invalid')), 90),
+      clip(terminalText(w.valid ? (w.description ?? '') : (w.error ?? 'invalid')), 90),
     ]),
   );
   if (truncated) printLine(ctx, '(the catalog listing was truncated at its entry limit)');
-  for (const p of problems) printNote(ctx, `wf list: ${clean(p)}`);
+  for (const p of problems) printNote(ctx, `wf list: ${terminalText(p)}`);
   const trustedLocal = out.filter((w) => w.trust === 'trusted-local').length;
   if (trustedLocal > 0)
     printLine(

@@ -2,6 +2,7 @@
 // runs one verb. Usage errors exit 2 (1 would read as "found errors"), with the error on stderr
 // and, under --json, one error document on stdout.
 import { readFileSync } from 'node:fs';
+import { terminalText } from '@wf/bridge/terminal-text';
 import { type ProgramSpec, parseCommandLine, UsageError } from './command-line.js';
 import { STDERR, STDOUT } from './std-output.js';
 import { VERBS } from './verbs.js';
@@ -50,11 +51,16 @@ export async function main(argv: readonly string[]): Promise<number> {
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     code = 2;
-    STDERR.write(`error: ${error.message}\n(run \`wf --help\` for usage)\n`);
+    // The message quotes the command line (a word copied from a listing, say); its own "did you
+    // mean" is a second line.
+    STDERR.write(`error: ${terminalText(error.message, 'lines')}\n(run \`wf --help\` for usage)\n`);
     if (argv.includes('--json')) {
-      STDOUT.write(
-        `${JSON.stringify({ ok: false, error: { code: 'WF_CLI_USAGE', message: error.message }, exitCode: 2 }, null, 2)}\n`,
-      );
+      const doc = {
+        ok: false,
+        error: { code: 'WF_CLI_USAGE', message: error.message },
+        exitCode: 2,
+      };
+      STDOUT.write(`${terminalText(JSON.stringify(doc, null, 2), 'lines')}\n`);
     }
   }
   process.exitCode = code;

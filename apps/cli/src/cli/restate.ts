@@ -3,6 +3,7 @@
 // the runs it executes in this directory's run store (the mirror `wf runs/show/report` read);
 // `run` submits a run to the server and follows it to its end. @wf/restate is loaded only here.
 import { randomUUID } from 'node:crypto';
+import { terminalText } from '@wf/bridge/terminal-text';
 import { type CliContext, printJson, printLine, printNote } from './context.js';
 import { CliError, EXIT, type ExitCode } from './errors.js';
 import { jitter } from './run-verb.js';
@@ -118,9 +119,11 @@ export async function runOnRestate(
   if (ctx.json) {
     printJson(ctx, { ok: done.status === 'completed', runId, engine: 'restate', ...done });
   } else {
+    // The status and error are one line each (terminalText, `line`); the result is printed
+    // through printLine, which sanitizes it too (invariant 13).
     printNote(
       ctx,
-      `${runId} ${done.status}${done.error ? `: ${done.error.code}: ${done.error.message}` : ''}`,
+      `${runId} ${terminalText(String(done.status))}${done.error ? `: ${terminalText(String(done.error.code))}: ${terminalText(String(done.error.message))}` : ''}`,
     );
     if (done.result !== undefined) printLine(ctx, JSON.stringify(done.result, null, 2));
   }

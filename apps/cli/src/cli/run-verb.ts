@@ -4,9 +4,9 @@
 // `stopped`) and exits 130; a second Ctrl-C exits at once.
 import { join } from 'node:path';
 import { isTerminalEventType, validateArgs, type WorkflowManifest } from '@wf/bridge';
+import { terminalText } from '@wf/bridge/terminal-text';
 import type { Catalog, TrustedLocalModule } from '@wf/catalog-fs';
 import type { Engine, RunDone, RunHandle, SandboxLike } from '@wf/engine';
-import { clean, cleanLines } from '../progress/frame.js';
 import { createProgressView, type ProgressView } from '../progress/view.js';
 import { duration, grouped } from '../report/format.js';
 import { parseInteger, readArgs } from './args.js';
@@ -332,7 +332,7 @@ export async function resumeCommand(
     if (engineLib.EngineError.is(error) && error.code === 'WF_ENGINE_RESUME_PROVIDER_MISMATCH') {
       throw new CliError(
         'WF_CLI_RESUME_PROVIDER_MISMATCH',
-        `run ${runId} was recorded with real agents (${clean(String(loaded.start.provider ?? 'a DSH provider'))}); wf resume would continue it with simulated ones and mix made-up results into it`,
+        `run ${runId} was recorded with real agents (${terminalText(String(loaded.start.provider ?? 'a DSH provider'))}); wf resume would continue it with simulated ones and mix made-up results into it`,
         {
           hint: `resume it inside DSH (workflow_manage resume-run ${runId}), or pass --simulate to continue it on simulated agents (the new run is labelled simulated)`,
           cause: error,
@@ -344,7 +344,7 @@ export async function resumeCommand(
   if (!ctx.json) {
     printNote(
       ctx,
-      `wf resume ${runId}: replaying its journal, then continuing live with ${NO_MODEL_NOTE}${options.simulate && loaded.start.simulated === false ? ` (the run was recorded with real agents, ${clean(String(loaded.start.provider))}; this resumed run is simulated)` : ''}`,
+      `wf resume ${runId}: replaying its journal, then continuing live with ${NO_MODEL_NOTE}${options.simulate && loaded.start.simulated === false ? ` (the run was recorded with real agents, ${terminalText(String(loaded.start.provider))}; this resumed run is simulated)` : ''}`,
     );
   }
   return finishRun(
@@ -456,12 +456,12 @@ async function finishRun(
   }
   if (done.result !== undefined) {
     printLine(ctx, 'Result:');
-    // The result is untrusted text: no escape sequence reaches the terminal.
-    printLine(ctx, cleanLines(resultText(done.result)));
+    // The result is untrusted text: printLine passes it through terminalText (invariant 13).
+    printLine(ctx, resultText(done.result));
     printLine(ctx);
   }
   if (done.error) {
-    printNote(ctx, `error: ${clean(done.error.code)}: ${cleanLines(done.error.message)}`);
+    printNote(ctx, `error: ${terminalText(done.error.code)}: ${terminalText(done.error.message)}`);
     const at = source === undefined ? undefined : guestErrorPosition(done.error.message);
     const excerpt = at && source !== undefined ? sourceExcerpt(source, at) : undefined;
     if (excerpt) printNote(ctx, excerpt);

@@ -5,12 +5,19 @@ import { promises as fsp } from 'node:fs';
 import { join, resolve } from 'node:path';
 // The light entry: `wf runs` must not load the whole bridge (schemas, prelude).
 import { runSpan } from '@wf/bridge/run-span';
+import { terminalText } from '@wf/bridge/terminal-text';
 import { CatalogFsError, type RunStore } from '@wf/catalog-fs/run-store';
-import { clean, cleanLines } from '../progress/frame.js';
 import { duration, grouped, utcMinute } from '../report/format.js';
 import { foldRunEvents, isRecord, phaseStats } from '../report/run-model.js';
 import { errorText, parseDuration, parseInteger } from './args.js';
-import { type CliContext, printJson, printLine, printNote, printTable } from './context.js';
+import {
+  type CliContext,
+  printJson,
+  printJsonLine,
+  printLine,
+  printNote,
+  printTable,
+} from './context.js';
 import { CliError, EXIT, type ExitCode } from './errors.js';
 import { resolveRunTarget, storeError } from './store-error.js';
 import { SHOW_AGENTS_MAX } from './verbs.js';
@@ -55,7 +62,7 @@ export async function runsCommand(
     }
     const rows = runs.map((r) => [
       r.runId,
-      clean(r.workflow ?? '?'),
+      terminalText(r.workflow ?? '?'),
       statusCell(r),
       r.startedAt === undefined ? '' : utcMinute(r.startedAt),
       r.durationMs === undefined ? '' : duration(r.durationMs),
@@ -67,7 +74,10 @@ export async function runsCommand(
       printLine(ctx, `(${recent.total - runs.length} older runs not shown; --all shows every run)`);
     for (const r of runs)
       if (r.error)
-        printNote(ctx, `wf runs: ${r.runId}: ${r.error.code}: ${clean(r.error.message)}`);
+        printNote(
+          ctx,
+          `wf runs: ${r.runId}: ${terminalText(r.error.code)}: ${terminalText(r.error.message)}`,
+        );
     return EXIT.ok;
   });
 }
@@ -100,7 +110,8 @@ function summaryRow(s: Summary) {
 /** The status column: `(live)` while owned, `(resumed)` for a run that continues another. */
 function statusCell(r: ReturnType<typeof summaryRow>): string {
   const marks = [r.active ? 'live' : '', r.resumedFromRunId ? 'resumed' : ''].filter(Boolean);
-  return marks.length > 0 ? `${r.status} (${marks.join(', ')})` : r.status;
+  const status = terminalText(String(r.status));
+  return marks.length > 0 ? `${status} (${marks.join(', ')})` : status;
 }
 
 /** The run a resumed run continues: `resumedFrom` ({ runId, at }), or the older bare id. */
@@ -218,41 +229,50 @@ export async function showCommand(
     const took = span.durationMs === undefined ? 'still running' : duration(span.durationMs);
     printLine(
       ctx,
-      `run ${run.runId}${run.summary.displayName ? ` (${clean(run.summary.displayName)})` : ''}`,
+      `run ${run.runId}${run.summary.displayName ? ` (${terminalText(run.summary.displayName)})` : ''}`,
     );
-    printLine(ctx, `  workflow   ${clean(snap.workflow)} (${clean(String(snap.execution ?? ''))})`);
-    printLine(ctx, `  status     ${snap.status}${run.summary.active ? ' (live)' : ''}`);
+    printLine(
+      ctx,
+      `  workflow   ${terminalText(snap.workflow)} (${terminalText(String(snap.execution ?? ''))})`,
+    );
+    printLine(
+      ctx,
+      `  status     ${terminalText(String(snap.status))}${run.summary.active ? ' (live)' : ''}`,
+    );
     printLine(ctx, `  started    ${utcMinute(snap.startedAt)} · ${took}`);
     const from = resumedFromOf(snap);
     if (from)
       printLine(
         ctx,
-        `  resumed    from ${clean(from.runId)}${from.at === undefined ? '' : ` at ${utcMinute(from.at)}`}`,
+        `  resumed    from ${terminalText(from.runId)}${from.at === undefined ? '' : ` at ${utcMinute(from.at)}`}`,
       );
     if (typeof snap.provider === 'string')
       printLine(
         ctx,
-        `  agents     ${snap.simulated === true ? `simulated${snap.provider === 'simulated' ? '' : ` (${clean(snap.provider)})`}: no model was called` : clean(snap.provider)}`,
+        `  agents     ${snap.simulated === true ? `simulated${snap.provider === 'simulated' ? '' : ` (${terminalText(snap.provider)})`}: no model was called` : terminalText(snap.provider)}`,
       );
     if (cost) {
       printLine(
         ctx,
-        `  cost       ${cost.agentsStarted} agents started, ${cost.agentsCompleted} completed, ${cost.cacheHits} replayed · peak ${cost.peakConcurrency} at once`,
+        `  cost       ${costField(cost.agentsStarted)} agents started, ${costField(cost.agentsCompleted)} completed, ${costField(cost.cacheHits)} replayed · peak ${costField(cost.peakConcurrency)} at once`,
       );
     }
     if (tu)
       printLine(
         ctx,
-        `  tokens     ${grouped(Number(tu.totalTokens))} (in ${grouped(Number(tu.inputTokens))}, out ${grouped(Number(tu.outputTokens))}; ${tokenNote(providers)})`,
+        `  tokens     ${grouped(Number(tu.totalTokens))} (in ${grouped(Number(tu.inputTokens))}, out ${grouped(Number(tu.outputTokens))}; ${terminalText(tokenNote(providers))})`,
       );
     if (snap.error)
-      printLine(ctx, `  error      ${clean(snap.error.code)}: ${clean(snap.error.message)}`);
+      printLine(
+        ctx,
+        `  error      ${terminalText(snap.error.code)}: ${terminalText(snap.error.message)}`,
+      );
     if (phases.length > 0) {
       printLine(ctx, 'phases');
       for (const p of phases) {
         printLine(
           ctx,
-          `  ${'  '.repeat(p.depth)}${clean(p.name)}  ${p.durationMs === undefined ? 'open' : duration(p.durationMs)}  ${p.agents} agent${p.agents === 1 ? '' : 's'}`,
+          `  ${'  '.repeat(p.depth)}${terminalText(p.name)}  ${p.durationMs === undefined ? 'open' : duration(p.durationMs)}  ${p.agents} agent${p.agents === 1 ? '' : 's'}`,
         );
       }
     }
@@ -264,10 +284,10 @@ export async function showCommand(
         ctx,
         ['  TASK', 'NAME', 'PHASE', 'OUTCOME', 'TOOK', 'TOKENS'],
         agents.map((a) => [
-          `  ${a.taskId}`,
-          clean(a.name).slice(0, 40),
-          clean(a.phase ?? ''),
-          a.error ? `${a.outcome} (${clean(a.error.code)})` : a.outcome,
+          `  ${terminalText(a.taskId)}`,
+          terminalText(a.name).slice(0, 40),
+          terminalText(a.phase ?? ''),
+          a.error ? `${a.outcome} (${terminalText(a.error.code)})` : a.outcome,
           a.durationMs === undefined ? '' : duration(a.durationMs),
           grouped(a.tokens.total),
         ]),
@@ -287,7 +307,7 @@ export async function showCommand(
       printLine(ctx, 'result');
       printLine(
         ctx,
-        cleanLines(summary)
+        terminalText(summary, 'lines')
           .split('\n')
           .map((l) => `  ${l}`)
           .join('\n'),
@@ -325,7 +345,7 @@ function printAgentSummary(ctx: CliContext, agents: readonly ShownAgent[]): void
       for (const a of list) outcomes.set(a.outcome, (outcomes.get(a.outcome) ?? 0) + 1);
       const longest = Math.max(...list.map((a) => a.durationMs ?? 0));
       return [
-        `  ${phase === '' ? '(no phase)' : clean(phase)}`,
+        `  ${phase === '' ? '(no phase)' : terminalText(phase)}`,
         grouped(list.length),
         [...outcomes].map(([o, n]) => `${grouped(n)} ${o}`).join(', '),
         duration(longest),
@@ -338,7 +358,7 @@ function printAgentSummary(ctx: CliContext, agents: readonly ShownAgent[]): void
   for (const a of shown)
     printLine(
       ctx,
-      `  ${a.taskId} ${clean(a.name).slice(0, 40)}: ${a.outcome}${a.error ? ` (${clean(a.error.code)})` : ''}`,
+      `  ${terminalText(a.taskId)} ${terminalText(a.name).slice(0, 40)}: ${a.outcome}${a.error ? ` (${terminalText(a.error.code)})` : ''}`,
     );
   if (notCompleted.length > shown.length)
     printLine(ctx, `  ... and ${notCompleted.length - shown.length} more that did not complete`);
@@ -377,7 +397,7 @@ export async function eventsCommand(
         for (const event of batch) {
           after = Math.max(after, event.seq);
           // --json: one JSON object per line (JSON Lines), so --follow can stream.
-          if (ctx.json) ctx.stdout.write(`${JSON.stringify(event)}\n`);
+          if (ctx.json) printJsonLine(ctx, event);
           else printLine(ctx, eventLine(event, t0Ref));
         }
         if (!options.follow || stopped) break;
@@ -407,7 +427,7 @@ function eventLine(
     data = '';
   }
   if (data.length > 300) data = `${data.slice(0, 299)}…`;
-  return `${String(event.seq).padStart(5)}  +${duration(event.time - ref.t0).padEnd(7)} ${clean(event.type).padEnd(20)} ${clean(data)}`;
+  return `${terminalText(String(event.seq)).padStart(5)}  +${duration(event.time - ref.t0).padEnd(7)} ${terminalText(event.type).padEnd(20)} ${terminalText(data)}`;
 }
 
 export async function deleteRunCommand(
@@ -489,7 +509,7 @@ export async function reportCommand(
     else
       printLine(
         ctx,
-        `wrote ${out} (self-contained HTML: open it in any browser, no network needed)`,
+        `wrote ${terminalText(out)} (self-contained HTML: open it in any browser, no network needed)`,
       );
     return EXIT.ok;
   });
@@ -501,7 +521,8 @@ function agentProviders(events: readonly unknown[]): string[] {
   for (const event of events) {
     if (!isRecord(event) || event.type !== 'agent-started' || !isRecord(event.data)) continue;
     const provider = event.data.provider;
-    if (typeof provider === 'string' && provider.length > 0) out.add(clean(provider).slice(0, 60));
+    if (typeof provider === 'string' && provider.length > 0)
+      out.add(terminalText(provider).slice(0, 60));
   }
   return [...out].sort();
 }
@@ -512,6 +533,11 @@ function tokenNote(providers: readonly string[]): string {
   if (real.length === 0) return 'simulated agents: counted, no model called, none spent';
   const mixed = real.length < providers.length ? ', some agents simulated' : '';
   return `spent by real agents (${real.join(', ')})${mixed}`;
+}
+
+/** A run.json cost field as shown: a count, or whatever was recorded there, sanitized. */
+function costField(value: unknown): string {
+  return typeof value === 'number' ? String(value) : terminalText(String(value));
 }
 
 function capText(text: string, max: number): string {

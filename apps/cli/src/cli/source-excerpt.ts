@@ -1,5 +1,7 @@
 // A guest error's place in the workflow source, shown like a compiler does: the sandbox puts
 // `line L:C: ` in front of the message (@wf/sandbox), this prints the lines around it and a caret.
+import { terminalText } from '@wf/bridge/terminal-text';
+
 export interface SourcePosition {
   readonly line: number;
   readonly column: number;
@@ -15,7 +17,9 @@ export function guestErrorPosition(message: string): SourcePosition | undefined 
 /**
  * Up to `context` lines either side of the position, numbered, `>` on the line itself and a caret
  * under the column; undefined when the position is not in the source (a different program).
- * Source lines are untrusted text: control characters are blanked and long lines clipped.
+ * Source lines are untrusted text: each passes terminalText (tabs shown as one space, so code
+ * indented with tabs reads as code), long lines are clipped, and the caret is placed under the
+ * column in the line as shown, escapes included.
  */
 export function sourceExcerpt(source: string, at: SourcePosition, context = 2): string | undefined {
   const lines = source.replace(/\r\n?/g, '\n').split('\n');
@@ -26,17 +30,18 @@ export function sourceExcerpt(source: string, at: SourcePosition, context = 2): 
   const last = Math.min(lines.length, at.line + context);
   const width = String(last).length;
   const max = 160;
+  const shown = (text: string) => terminalText(text.replaceAll('\t', ' '));
   const show = (text: string) => {
-    // one character for one (tabs too), so the caret stays under its column
-    const flat = text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, ' ');
+    const flat = shown(text);
     return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
   };
   const out: string[] = [];
   for (let n = first; n <= last; n += 1) {
     const mark = n === at.line ? '>' : ' ';
     out.push(`${mark} ${String(n).padStart(width)} | ${show(lines[n - 1] ?? '')}`.trimEnd());
-    if (n === at.line && at.column <= max)
-      out.push(`  ${' '.repeat(width)} | ${' '.repeat(at.column - 1)}^`);
+    // Escapes widen the text before the column: the caret goes under it as shown.
+    const caret = n === at.line ? shown(target.slice(0, at.column - 1)).length : max;
+    if (caret < max) out.push(`  ${' '.repeat(width)} | ${' '.repeat(caret)}^`);
   }
   return out.join('\n');
 }

@@ -3,7 +3,7 @@
 // plugin share one on-disk format. The run store is in store.ts and the shipped workflows in
 // shipped.ts: the run-store verbs load neither the catalog nor the patterns.
 import { type Catalog, defaultCatalogRoots, openCatalog } from '@wf/catalog-fs';
-import type { CliContext } from './context.js';
+import { type CliContext, printNote } from './context.js';
 import { runsRoot } from './store.js';
 
 export type { RunStore } from './store.js';
@@ -22,8 +22,9 @@ export async function openProjectCatalog(ctx: CliContext): Promise<Catalog | und
     return await openCatalog({ project: roots.project, personal: roots.personal });
   } catch (e) {
     if (!ctx.json)
-      ctx.stderr.write(
-        `wf: the workflow catalog cannot be opened (${(e as Error).message}); only built-ins are available\n`,
+      printNote(
+        ctx,
+        `wf: the workflow catalog cannot be opened (${(e as Error).message}); only built-ins are available`,
       );
     return undefined;
   }

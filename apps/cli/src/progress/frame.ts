@@ -1,8 +1,9 @@
 // Live progress as a pure function: a run model (folded events) and a clock in, the lines of one
 // compact tree out. It always fits the terminal it is given (width and height), collapsing finished
 // phases and then summarising agents when a run has more of them than there are rows.
-// Agent and phase names are untrusted: control characters are replaced so a name can never move
-// the cursor or recolour the terminal.
+// Agent and phase names are untrusted: each passes terminalText (one line) before it is measured,
+// so a name can never move the cursor, recolour the terminal or reorder the line.
+import { terminalText } from '@wf/bridge/terminal-text';
 import { duration, grouped } from '../report/format.js';
 import type { AgentSpan, RunModel } from '../report/run-model.js';
 
@@ -146,7 +147,7 @@ function treeLines(groups: readonly Group[], now: number, g: Glyphs, detail: Det
         ? [...running, ...group.agents.filter((a) => a.outcome === 'failed')].slice(0, 6)
         : [];
     const hidden = group.agents.length - shown.length;
-    const nameWidth = Math.min(Math.max(0, ...shown.map((a) => clean(a.name).length)), 28);
+    const nameWidth = Math.min(Math.max(0, ...shown.map((a) => terminalText(a.name).length)), 28);
     const rows = shown.map((agent) => agentLine(agent, now, g, nameWidth));
     if (hidden > 0 && shown.length > 0) rows.push(`… ${hidden} more`);
     rows.forEach((row, i) => {
@@ -164,7 +165,7 @@ function groupLine(group: Group, now: number, g: Glyphs): string {
   if (counts.failed > 0) parts.push(`${counts.failed} failed`);
   if (counts.stopped > 0) parts.push(`${counts.stopped} stopped`);
   const end = group.endedAt ?? now;
-  const name = group.name === undefined ? '(no phase)' : clean(group.name);
+  const name = group.name === undefined ? '(no phase)' : terminalText(group.name);
   const state = group.open ? '' : ' done';
   const agents = group.agents.length === 1 ? '1 agent' : `${group.agents.length} agents`;
   return `${name}${state}${g.sep}${duration(end - group.startedAt)}${g.sep}${agents}${parts.length > 0 ? `: ${parts.join(', ')}` : ''}`;
@@ -175,7 +176,7 @@ function agentLine(agent: AgentSpan, now: number, g: Glyphs, nameWidth: number):
   const took = duration((agent.endedAt ?? now) - agent.startedAt);
   const tokens = agent.tokens.total > 0 ? `${g.sep}${grouped(agent.tokens.total)} tok` : '';
   const error = agent.error
-    ? `${g.sep}${clean(agent.error.code)} ${clean(agent.error.message)}`
+    ? `${g.sep}${terminalText(agent.error.code)} ${terminalText(agent.error.message)}`
     : '';
   const state =
     agent.outcome === 'running'
@@ -183,15 +184,15 @@ function agentLine(agent: AgentSpan, now: number, g: Glyphs, nameWidth: number):
       : agent.outcome === 'completed'
         ? ''
         : `${agent.outcome} `;
-  return `${mark} ${clip(clean(agent.name), 28).padEnd(nameWidth)} ${state}${took}${tokens}${error}`;
+  return `${mark} ${clip(terminalText(agent.name), 28).padEnd(nameWidth)} ${state}${took}${tokens}${error}`;
 }
 
 function headerLine(model: RunModel, now: number, g: Glyphs, note: string | undefined): string {
   const end = model.endedAt ?? now;
   const elapsed = duration(end - (model.startedAt ?? now));
-  const name = clean(model.workflow ?? 'workflow');
+  const name = terminalText(model.workflow ?? 'workflow');
   const bits = [`${name}`, model.status, elapsed];
-  if (model.runId) bits.push(clean(model.runId));
+  if (model.runId) bits.push(terminalText(model.runId));
   if (note) bits.push(note);
   return bits.join(g.sep);
 }
@@ -215,18 +216,6 @@ function tally(agents: readonly AgentSpan[]) {
     else counts.stopped += 1;
   }
   return counts;
-}
-
-/** Replaces C0/C1 controls (ESC, CR, BEL...) and collapses whitespace runs. */
-export function clean(value: string): string {
-  return value.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, ' ').replace(/\s{2,}/g, ' ');
-}
-
-/** Like `clean`, for multi-line text (a result): keeps line breaks and tabs, nothing else. */
-export function cleanLines(value: string): string {
-  return value
-    .replace(/\r\n?/g, '\n')
-    .replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029]/g, ' ');
 }
 
 function clip(value: string, max: number): string {

@@ -1,6 +1,8 @@
 // The terminal side of live progress. On a TTY it redraws one compact frame in place (cursor up,
 // clear to end of screen), throttled, with a ticking clock; anywhere else it prints one plain line
-// per event that matters, so logs and CI output stay readable and greppable.
+// per event that matters, so logs and CI output stay readable and greppable. Every line it writes
+// passes terminalText (invariant 13); its own cursor controls are added after.
+import { terminalText } from '@wf/bridge/terminal-text';
 import { duration, grouped } from '../report/format.js';
 import {
   applyRunEvent,
@@ -10,7 +12,7 @@ import {
   type RunEventLike,
   type RunModel,
 } from '../report/run-model.js';
-import { clean, renderProgressFrame } from './frame.js';
+import { renderProgressFrame } from './frame.js';
 
 export interface ProgressStream {
   write(chunk: string): unknown;
@@ -76,7 +78,9 @@ function ttyView(
     });
     // Back to the frame's first line, clear everything below, draw the new frame.
     const up = drawn > 1 ? `\u001b[${drawn - 1}A` : '';
-    out.write(`${drawn > 0 ? `\r${up}\u001b[J` : HIDE_CURSOR}${lines.join('\n')}`);
+    out.write(
+      `${drawn > 0 ? `\r${up}\u001b[J` : HIDE_CURSOR}${lines.map((l) => terminalText(l)).join('\n')}`,
+    );
     drawn = lines.length;
   };
   const schedule = () => {
@@ -90,7 +94,7 @@ function ttyView(
   clock.unref();
   function note(line: string): void {
     const up = drawn > 1 ? `\u001b[${drawn - 1}A` : '';
-    out.write(`${drawn > 0 ? `\r${up}\u001b[J` : ''}${clean(line)}\n`);
+    out.write(`${drawn > 0 ? `\r${up}\u001b[J` : ''}${terminalText(line)}\n`);
     drawn = 0;
     if (!finished) draw();
   }
@@ -124,11 +128,11 @@ function plainView(model: RunModel, out: ProgressStream, now: () => number): Pro
       if (line !== undefined) {
         const t0 = model.startedAt ?? now();
         const at = duration((typeof event.time === 'number' ? event.time : now()) - t0);
-        out.write(`[${at.padStart(7)}] ${line}\n`);
+        out.write(`[${at.padStart(7)}] ${terminalText(line)}\n`);
       }
     },
     note(line) {
-      out.write(`${clean(line)}\n`);
+      out.write(`${terminalText(line)}\n`);
     },
     finish() {
       // Plain lines are written as events arrive; nothing is pending.
@@ -136,34 +140,41 @@ function plainView(model: RunModel, out: ProgressStream, now: () => number): Pro
   };
 }
 
-/** The line for an engine `limit-warning` (80% of the token budget or wall limit), else undefined. */
+/**
+ * The line for an engine `limit-warning` (80% of the token budget or wall limit), else undefined.
+ * Like plainLine it holds the event's text as recorded: the view writes it through terminalText.
+ */
 export function warningLine(event: RunEventLike): string | undefined {
   if (event.type !== 'limit-warning') return undefined;
   const data = isRecord(event.data) ? event.data : {};
   const message = typeof data.message === 'string' ? data.message : '';
   const limit = data.limit === 'wallMs' ? 'wall limit' : 'token budget';
-  return `warning: ${limit}: ${clean(message) || '80% used'}`;
+  return `warning: ${limit}: ${message || '80% used'}`;
 }
 
-/** One plain line for an event, or undefined for events not worth a line (messages, cache...). */
+/**
+ * One plain line for an event, or undefined for events not worth a line (messages, cache...).
+ * Names, logs and errors are the guest's text as recorded: the view writes the line through
+ * terminalText in `line` layout, so a line break in them cannot start a line of its own.
+ */
 export function plainLine(model: RunModel, event: RunEventLike): string | undefined {
   const data = isRecord(event.data) ? event.data : {};
-  const name = (key: string) => (typeof data[key] === 'string' ? clean(data[key] as string) : '');
+  const name = (key: string) => (typeof data[key] === 'string' ? (data[key] as string) : '');
   const agent = () => {
     const id = name('taskId');
     const span = model.agents.find((a) => a.taskId === id);
-    return { id, span, label: `${id} ${clean(span?.name ?? name('name'))}`.trim() };
+    return { id, span, label: `${id} ${span?.name ?? name('name')}`.trim() };
   };
   switch (event.type) {
     case 'workflow-started':
-      return `workflow ${clean(model.workflow ?? name('workflow'))} started (run ${clean(model.runId ?? '')})`;
+      return `workflow ${model.workflow ?? name('workflow')} started (run ${model.runId ?? ''})`;
     case 'phase-started':
       return `phase ${name('name') || name('phase')} started`;
     case 'phase-completed':
       return `phase ${name('name') || name('phase')} completed`;
     case 'agent-started': {
       const a = agent();
-      return `agent ${a.label} started${a.span?.phase ? ` (phase ${clean(a.span.phase)})` : ''}`;
+      return `agent ${a.label} started${a.span?.phase ? ` (phase ${a.span.phase})` : ''}`;
     }
     case 'agent-completed': {
       const a = agent();
@@ -171,13 +182,13 @@ export function plainLine(model: RunModel, event: RunEventLike): string | undefi
       if (!span) return `agent ${a.label} ended`;
       const took = duration((span.endedAt ?? event.time) - span.startedAt);
       const tokens = span.tokens.total > 0 ? `, ${grouped(span.tokens.total)} tokens` : '';
-      const error = span.error ? `: ${clean(span.error.code)} ${clean(span.error.message)}` : '';
+      const error = span.error ? `: ${span.error.code} ${span.error.message}` : '';
       return `agent ${a.label} ${span.outcome} in ${took}${tokens}${error}`;
     }
     case 'cache-hit':
       return `agent ${agent().label} replayed from the journal`;
     case 'workflow-log':
-      return `log: ${clean(name('message'))}`;
+      return `log: ${name('message')}`;
     case 'limit-warning':
       return warningLine(event);
     case 'workflow-paused':
@@ -188,7 +199,7 @@ export function plainLine(model: RunModel, event: RunEventLike): string | undefi
     case 'workflow-failed':
     case 'workflow-stopped': {
       const error = errorOf(data.error);
-      return `workflow ${model.status}${error ? `: ${clean(error.code)} ${clean(error.message)}` : ''}`;
+      return `workflow ${model.status}${error ? `: ${error.code} ${error.message}` : ''}`;
     }
     default:
       return undefined;

@@ -5,6 +5,7 @@ import { BUILT_INS, PATTERNS } from '@wf/patterns';
 import { ConfigSchema, type PluginConfig } from './config.js';
 import { createCommandHandler, COMMAND_HELP } from './command.js';
 import { optionalServices, type PluginHost } from './host-context.js';
+import { shownCommand, shownServices, shownTool } from './host-text.js';
 import { Manager } from './manage.js';
 import { hideNativeWorkflowTool } from './native-workflow.js';
 import { PROMPT_SECTION_NAME, PROMPT_SECTION_ORDER, promptSection } from './prompt.js';
@@ -28,10 +29,16 @@ export function apply(
   config: PluginConfig,
   shipped: ShippedWorkflows = { builtIns: BUILT_INS, patterns: PATTERNS },
 ): AppliedPlugin {
-  const service = new WorkflowService(ctx, config, () => optionalServices(ctx), shipped);
+  // What DSH shows of a run passes the one sanitizer (host-text.ts): tools, the command, services.
+  const service = new WorkflowService(
+    ctx,
+    config,
+    () => shownServices(optionalServices(ctx)),
+    shipped,
+  );
   const manager = new Manager(service);
   const review = createReviewRunner(service);
-  for (const tool of createTools(service, manager)) ctx.tools.register(tool);
+  for (const tool of createTools(service, manager)) ctx.tools.register(shownTool(tool));
   const nativeHidden = config.hideNativeWorkflow && hideNativeWorkflowTool(ctx);
   ctx.systemPrompt.section({
     name: PROMPT_SECTION_NAME,
@@ -42,7 +49,7 @@ export function apply(
     name: config.commandName,
     description: 'Run and manage multi-agent workflows (/workflow help)',
     input: { hint: COMMAND_HELP.split('\n')[1]?.trim() ?? 'list' },
-    handler: createCommandHandler(service, manager, review),
+    handler: shownCommand(createCommandHandler(service, manager, review)),
   });
   // Registered last so it runs first on unload (reverse order): runs stop while tools still exist.
   ctx.effect(() => () => service.dispose(), 'wf-workflows: stop active runs');

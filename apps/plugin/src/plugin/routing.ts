@@ -1,6 +1,9 @@
 // One engine per project serves runs launched by different DSH agents. The engine takes one
 // AgentProvider and one Approver, so these route each call to the provider/approver bound to
 // the call's run (the calling agent is the children's parent; its session gets the native events).
+// A child's name and phase are the guest's text: DSH shows them as the subagent's label and in its
+// workflow card, so they pass terminalText (invariant 13) before any provider sees them.
+import { terminalText } from '@wf/bridge/terminal-text';
 import type {
   AgentHandle,
   AgentMeter,
@@ -62,7 +65,12 @@ export function createRunRouter(
       start(request: AgentRequest, signal: AbortSignal, meter?: AgentMeter): Promise<AgentHandle> {
         const bound = bindings.get(request.runId);
         if (!bound) return Promise.reject(new Error(`run ${request.runId} has no bound DSH agent`));
-        return bound.agents.start(request, signal, meter);
+        const shown: AgentRequest = {
+          ...request,
+          name: terminalText(request.name),
+          ...(request.phase === undefined ? {} : { phase: terminalText(request.phase) }),
+        };
+        return bound.agents.start(shown, signal, meter);
       },
     },
     approver: {
