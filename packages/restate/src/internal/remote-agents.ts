@@ -3,6 +3,7 @@
 // another worker attaches to the same invocation instead of starting the child again.
 import type {
   AgentHandle,
+  AgentMeter,
   AgentProvider,
   AgentRequest,
   AgentResult,
@@ -15,6 +16,8 @@ import { AGENT_OBJECT, agentKey, requestHash } from './names.js';
 export interface RemoteAgentsOptions {
   readonly ingress: string;
   readonly name: string;
+  /** The workers' agents call no model (they are simulated): the run records say so. */
+  readonly simulated?: boolean;
   readonly capabilities: ProviderCapabilities;
   /** The attempt's signal: when it aborts, every wait ends (the next attempt re-attaches). */
   readonly signal: AbortSignal;
@@ -22,23 +25,36 @@ export interface RemoteAgentsOptions {
   readonly answers: Pick<BlobPolicy, 'ingress' | 'maxBytes'>;
 }
 
+/** What a WfAgent invocation is given: the request, and the allowance it meters against. */
+export type RemoteChildRequest = AgentRequest & {
+  readonly allowance?: { readonly ledger: string; readonly child: string };
+};
+
 export function createRemoteAgents(options: RemoteAgentsOptions): AgentProvider {
   const { ingress, signal } = options;
   return {
     name: options.name,
+    simulated: options.simulated === true,
     // Steering a child on another machine is not offered.
     capabilities: { ...options.capabilities, steer: false },
-    async start(request: AgentRequest, launchSignal: AbortSignal): Promise<AgentHandle> {
+    async start(
+      request: AgentRequest,
+      launchSignal: AbortSignal,
+      meter?: AgentMeter,
+    ): Promise<AgentHandle> {
       const key = agentKey(request.runId, request.taskId);
+      // A child of a run with a token budget meters against its tree's WfAllowance from the
+      // worker that runs it (allowance.ts): the allowance travels with the request.
+      const body: RemoteChildRequest = meter?.ref ? { ...request, allowance: meter.ref } : request;
       // The key carries a hash of the request: if a lost attempt had delivered answers in another
       // order than the journal kept, the same task id may now name another request, which must
       // not be answered with the old child's result.
-      const text = JSON.stringify(request);
+      const text = JSON.stringify(body);
       const idempotencyKey = `${key}#${requestHash(text)}`;
       const url = `${ingress}/${AGENT_OBJECT}/${encodeURIComponent(key)}/run/send`;
       const answer = await callPatiently(
         `launching ${request.taskId}`,
-        () => httpJson('POST', url, request, { 'idempotency-key': idempotencyKey }, launchSignal),
+        () => httpJson('POST', url, body, { 'idempotency-key': idempotencyKey }, launchSignal),
         anySignal(launchSignal, signal),
       );
       const sent = parseAnswer<{ invocationId: string }>(`launching ${request.taskId}`, answer);

@@ -1,9 +1,11 @@
 // The Restate services one worker serves: WfRun (one workflow invocation per @wf run, keyed by
 // run id), WfAgent (one virtual-object invocation per child, keyed `<runId>/<taskId>`),
-// WfJournal (a run's durable journal) and WfSemaphore (the deployment-wide child cap).
+// WfJournal (a run's durable journal), WfSemaphore (the deployment-wide child cap) and
+// WfAllowance (a run tree's agents and tokens).
 import './sdk-setup.js';
 import * as restate from '@restatedev/restate-sdk';
 import type {
+  AgentMeter,
   AgentProvider,
   AgentRequest,
   AgentResult,
@@ -20,8 +22,9 @@ import type {
 import { createEngine } from '@wf/engine';
 import { type BlobPolicy, type BlobRef, blobObject, toRef } from './blobs.js';
 import { openRestateJournal } from './journal-store.js';
+import { allowanceObject, remoteMeter, restateAllowance } from './allowance.js';
 import { createNestedRuns } from './nested.js';
-import { createRemoteAgents } from './remote-agents.js';
+import { createRemoteAgents, type RemoteChildRequest } from './remote-agents.js';
 import {
   AGENT_OBJECT,
   JOURNAL_OBJECT,
@@ -158,8 +161,9 @@ export function createServices(o: ServicesOptions) {
     handlers: {
       run: async (
         ctx: restate.ObjectContext,
-        request: AgentRequest,
+        input: RemoteChildRequest,
       ): Promise<AgentResult | BlobRef> => {
+        const { allowance, ...request } = input;
         const holder = ctx.key;
         const shard = shardOf(holder, capacities.length);
         const slot = ctx.awakeable();
@@ -174,11 +178,12 @@ export function createServices(o: ServicesOptions) {
         // replay) while the child held its slot, for the same durability point. A large answer is
         // stored first (content-addressed, so a re-run stores the same blob) and only its
         // reference is returned.
-        const result = await toRef(
-          blobs,
-          await runChild(o.agents, request),
-          `the answer of ${holder}`,
-        );
+        // Metered against its tree's allowance: asked before each model call, its usage charged
+        // as it spends and at its end (before its result is returned).
+        const meter = allowance ? remoteMeter(o.ingress, allowance) : undefined;
+        const answer = await runChild(o.agents, request, meter);
+        await meter?.end(answer.usage);
+        const result = await toRef(blobs, answer, `the answer of ${holder}`);
         ctx.objectSendClient(semaphore, shardKey(shard)).release({ holder });
         return result;
       },
@@ -266,6 +271,7 @@ export function createServices(o: ServicesOptions) {
           agents: createRemoteAgents({
             ingress: o.ingress,
             name: `restate:${o.agents.name}`,
+            simulated: o.agents.simulated === true,
             capabilities: o.agents.capabilities,
             signal: attempt,
             answers: blobs,
@@ -278,6 +284,8 @@ export function createServices(o: ServicesOptions) {
             signal: attempt,
             answers: blobs,
           }),
+          // One budget and one agent count for the run and its nested runs, on any worker.
+          allowance: (tree) => restateAllowance(o.ingress, tree, attempt),
         };
         const engine = createEngine({
           agents: o.agents,
@@ -322,14 +330,18 @@ export function createServices(o: ServicesOptions) {
     options: timeouts,
   });
 
-  return [run, agent, journal, semaphore, blobObject] as const;
+  return [run, agent, journal, semaphore, blobObject, allowanceObject] as const;
 }
 
-async function runChild(agents: AgentProvider, request: AgentRequest): Promise<AgentResult> {
+async function runChild(
+  agents: AgentProvider,
+  request: AgentRequest,
+  meter: AgentMeter | undefined,
+): Promise<AgentResult> {
   // Failures are data (the engine's AgentResult contract): a thrown launch must not make Restate
   // retry the child forever.
   try {
-    const handle = await agents.start(request, new AbortController().signal);
+    const handle = await agents.start(request, new AbortController().signal, meter);
     let result: AgentResult;
     try {
       result = await handle.result;
