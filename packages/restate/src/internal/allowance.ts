@@ -17,7 +17,7 @@ import { callPatiently, httpJson, parseAnswer } from './http.js';
 import { ALLOWANCE_OBJECT } from './names.js';
 
 /** The tree's caps, sent with every call: the first call that finds no ledger creates it. */
-interface Caps {
+export interface Caps {
   readonly budget: number | null;
   readonly maxAgents: number;
 }
