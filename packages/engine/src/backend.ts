@@ -64,7 +64,10 @@ export interface SharedAllowance {
   reserve(key: string, tokens: number, what: string): Promise<AllowanceRefusal | undefined>;
   /** A child ended with this cumulative usage (what its executor did not report itself). */
   end(key: string, tokens: number): Promise<void>;
-  /** Refuses every later start and model call of the tree (the run failed or stopped). */
+  /**
+   * Refuses every later start and model call of the tree. The engine never calls it: only the
+   * backend knows when a root run's end is final (an attempt it retries is not), and closes then.
+   */
   close(refusal: AllowanceRefusal): Promise<void>;
 }
 

@@ -439,7 +439,6 @@ function shareAllowance(e: EngineState, run: Run, nested: StartOptions['nested']
     run.sharesAgents = true;
   } else if (run.budgetTotal !== null) {
     run.shared = open({ root: run.id, budget: run.budgetTotal, maxAgents: run.maxAgents });
-    run.ownsShared = true;
   }
 }
 
@@ -447,10 +446,7 @@ function shareAllowance(e: EngineState, run: Run, nested: StartOptions['nested']
 async function startSharing(e: EngineState, run: Run): Promise<SharedAllowance | undefined> {
   const open = e.backend.allowance;
   if (!open) return undefined;
-  if (!run.shared) {
-    run.shared = open({ root: run.id, budget: run.budgetTotal, maxAgents: run.maxAgents });
-    run.ownsShared = true;
-  }
+  run.shared ??= open({ root: run.id, budget: run.budgetTotal, maxAgents: run.maxAgents });
   if (!run.sharesAgents) {
     // Synchronously with the switch: children admitted before it are seeded, those after it are
     // admitted there as they start (Task.sharedAdmit), none twice.

@@ -114,8 +114,6 @@ export class Run {
   shared: SharedAllowance | undefined;
   /** Children are also admitted into `shared` (the run is, or has started, a nested run). */
   sharesAgents = false;
-  /** Set on the root of a tree: its end closes the shared allowance (a nested run's does not). */
-  ownsShared = false;
   /** The seeding of `shared` with the children admitted before sharing began. */
   seeded: Promise<void> | undefined;
   /** Children admitted so far (maxAgents counts these). */
@@ -219,13 +217,13 @@ export class Run {
   /** Aborting the run signal closes the sandbox bridge (the VM run's signal) and queued launches. */
   private halt(reason: string): void {
     this.abort.abort(new EngineError('WF_ENGINE_RUN_STOPPED', `the run was stopped: ${reason}`));
-    // A child that is still running is refused its next model call (and, on a durable backend,
-    // a child running on another machine too), whatever its provider does with the stop below.
-    const closed = this.allowance.close({
+    // A child that is still running is refused its next model call, whatever its provider does
+    // with the stop below. (A durable backend closes its shared allowance itself, once the run's
+    // end is final: a halt may only end one attempt, which the backend retries.)
+    this.allowance.close({
       code: this.fatal?.code ?? 'WF_ENGINE_RUN_STOPPED',
       message: `the run ended (${this.fatal ? this.fatal.message : reason}): no further model call`,
     });
-    if (this.shared && this.ownsShared) this.shared.close(closed).catch(() => {});
     for (const task of this.tasks.values()) this.stopTask(task, reason);
   }
 

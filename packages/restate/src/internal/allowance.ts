@@ -87,6 +87,7 @@ export const allowanceObject = restate.object({
       return { refusal: refusal ?? null } satisfies Answer;
     },
     close: async (ctx: restate.ObjectContext, input: Caps & { refusal: AllowanceRefusal }) => {
+      if (!(await ctx.get<AllowanceState>('ledger'))) return { refusal: null };
       const a = await ledger(ctx, input);
       a.close(input.refusal);
       save(ctx, a);

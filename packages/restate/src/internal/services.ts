@@ -17,6 +17,7 @@ import type {
   RunDone,
   RunRecorder,
   SandboxLike,
+  SharedAllowance,
   Trust,
 } from '@wf/engine';
 import { createEngine } from '@wf/engine';
@@ -262,6 +263,7 @@ export function createServices(o: ServicesOptions) {
           (error) => failRun(error),
           blobs,
         );
+        let tree$: SharedAllowance | undefined;
         const backend: ExecutionBackend = {
           name: 'restate',
           openJournal: async (_id, fail) => {
@@ -285,7 +287,10 @@ export function createServices(o: ServicesOptions) {
             answers: blobs,
           }),
           // One budget and one agent count for the run and its nested runs, on any worker.
-          allowance: (tree) => restateAllowance(o.ingress, tree, attempt),
+          allowance: (tree) => {
+            tree$ = restateAllowance(o.ingress, tree, attempt);
+            return tree$;
+          },
         };
         const engine = createEngine({
           agents: o.agents,
@@ -321,6 +326,13 @@ export function createServices(o: ServicesOptions) {
           );
         }
         await journal.flushed();
+        // The root run's end is final here: children of its tree still running on workers (a
+        // nested run's, a stopped child's) are refused their next model call.
+        if (tree$ && !input.nested && done.status !== 'completed')
+          await tree$.close({
+            code: done.error?.code ?? 'WF_ENGINE_RUN_STOPPED',
+            message: `the run ${runId} ended ${done.status}: no further model call`,
+          });
         // A large result goes by reference too (awaitRun and a nesting parent fetch it).
         return done.result === undefined
           ? done
