@@ -20,11 +20,16 @@ export interface AllowanceRefusal {
   readonly message: string;
 }
 
-/** One child's share: what it reserved before it started and what it was charged, per attempt. */
+/** One child's share: what it reserved before it started and what it was charged. */
 export interface AllowanceChild {
   reserved: number;
-  /** Cumulative tokens per attempt (a child a backend re-ran after a crash has two). */
-  charged: Record<string, number>;
+  /** Tokens charged, all its attempts together. */
+  charged: number;
+  /**
+   * Cumulative tokens per attempt, once a backend reported one by id (a child it re-ran after a
+   * crash has two); absent while a child is charged under one attempt only.
+   */
+  attempts?: Record<string, number>;
   ended: boolean;
 }
 
@@ -47,11 +52,8 @@ export function estimateTokens(text: string): number {
   return Math.ceil(text.length / 4);
 }
 
-const total = (c: AllowanceChild): number => {
-  let n = 0;
-  for (const v of Object.values(c.charged)) n += v;
-  return n;
-};
+/** What a running child still holds of its reservation. */
+const holds = (c: AllowanceChild): number => (c.ended ? 0 : Math.max(0, c.reserved - c.charged));
 
 export class RunAllowance {
   readonly state: AllowanceState;
@@ -68,19 +70,9 @@ export class RunAllowance {
       ...state,
     };
     for (const c of Object.values(this.state.children)) {
-      this.charged += total(c);
-      if (!c.ended) this.outstanding += Math.max(0, c.reserved - total(c));
+      this.charged += c.charged;
+      this.outstanding += holds(c);
     }
-  }
-
-  /** Applies a change to one child, keeping the sums. */
-  private update(child: AllowanceChild, change: () => void): void {
-    const before = total(child);
-    if (!child.ended) this.outstanding -= Math.max(0, child.reserved - before);
-    change();
-    const after = total(child);
-    this.charged += after - before;
-    if (!child.ended) this.outstanding += Math.max(0, child.reserved - after);
   }
 
   get budget(): number | null {
@@ -121,6 +113,11 @@ export class RunAllowance {
     if (Number.isFinite(tokens) && tokens > 0) this.state.base += tokens;
   }
 
+  /** Tokens one child was charged so far. */
+  chargedOf(key: string): number {
+    return this.state.children[key]?.charged ?? 0;
+  }
+
   /** Counts one child against maxAgents; the same key again is the same child. */
   admit(key: string, what: string): AllowanceRefusal | undefined {
     if (this.state.closed) return this.state.closed;
@@ -156,21 +153,35 @@ export class RunAllowance {
         };
       }
     }
-    const child: AllowanceChild = { reserved: 0, charged: {}, ended: false };
+    const child: AllowanceChild = {
+      reserved: budget === null ? 0 : amount,
+      charged: 0,
+      ended: false,
+    };
     this.state.children[key] = child;
-    if (budget !== null) this.update(child, () => (child.reserved = amount));
+    this.outstanding += holds(child);
     return undefined;
   }
 
   /** A child's cumulative usage so far (never lowered: reports may arrive out of order). */
   charge(key: string, tokens: number, attempt = ''): void {
+    if (!Number.isFinite(tokens)) return;
     let child = this.state.children[key];
     if (!child) {
-      child = { reserved: 0, charged: {}, ended: false };
+      child = { reserved: 0, charged: 0, ended: false };
       this.state.children[key] = child;
     }
-    if (Number.isFinite(tokens) && tokens > (child.charged[attempt] ?? 0))
-      this.update(child, () => (child.charged[attempt] = Math.floor(tokens)));
+    // One attempt (the usual case) is the child's usage; several are summed.
+    if (attempt !== '' && !child.attempts)
+      child.attempts = child.charged > 0 ? { '': child.charged } : {};
+    const now = Math.floor(tokens);
+    const before = child.attempts ? (child.attempts[attempt] ?? 0) : child.charged;
+    if (now <= before) return;
+    if (child.attempts) child.attempts[attempt] = now;
+    this.outstanding -= holds(child);
+    child.charged += now - before;
+    this.charged += now - before;
+    this.outstanding += holds(child);
   }
 
   /** Asked before each model call of a running child (after its usage so far is charged). */
@@ -180,7 +191,7 @@ export class RunAllowance {
     if (budget === null) return undefined;
     const committed = this.committed();
     const child = this.state.children[key];
-    const ownLeft = child ? child.reserved - total(child) : 0;
+    const ownLeft = child ? child.reserved - child.charged : 0;
     if (committed > budget || (committed >= budget && ownLeft <= 0)) {
       return this.close({
         code: 'WF_ENGINE_BUDGET_EXCEEDED',
@@ -195,7 +206,7 @@ export class RunAllowance {
     this.charge(key, tokens, attempt);
     const child = this.state.children[key];
     if (child && !child.ended) {
-      this.outstanding -= Math.max(0, child.reserved - total(child));
+      this.outstanding -= holds(child);
       child.ended = true;
     }
   }

@@ -64,7 +64,12 @@ export async function drive(run: Run, task: Task): Promise<void> {
     }
   } catch (e) {
     releaseAll();
-    if (reserved) releaseChild(run, task.taskId);
+    if (reserved) {
+      // A child given up during its launch may already have spent (and reported) tokens: they
+      // are in the run's cost, counted as input (the report does not tell the split).
+      run.cost.inputTokens += run.allowance.chargedOf(task.taskId);
+      releaseChild(run, task.taskId);
+    }
     const error = errorInfo(e);
     const stopped = task.stopReason !== undefined || run.ended;
     task.status = stopped ? 'stopped' : 'failed';
