@@ -18,6 +18,8 @@ export interface RemoteAgentsOptions {
   readonly name: string;
   /** The workers' agents call no model (they are simulated): the run records say so. */
   readonly simulated?: boolean;
+  /** The workers' agents' token estimate: what a child's prompt reserves before launch. */
+  readonly estimateTokens?: ((text: string) => number) | undefined;
   readonly capabilities: ProviderCapabilities;
   /** The attempt's signal: when it aborts, every wait ends (the next attempt re-attaches). */
   readonly signal: AbortSignal;
@@ -35,6 +37,7 @@ export function createRemoteAgents(options: RemoteAgentsOptions): AgentProvider 
   return {
     name: options.name,
     simulated: options.simulated === true,
+    ...(options.estimateTokens ? { estimateTokens: options.estimateTokens } : {}),
     // Steering a child on another machine is not offered.
     capabilities: { ...options.capabilities, steer: false },
     async start(

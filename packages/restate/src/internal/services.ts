@@ -274,6 +274,7 @@ export function createServices(o: ServicesOptions) {
             ingress: o.ingress,
             name: `restate:${o.agents.name}`,
             simulated: o.agents.simulated === true,
+            estimateTokens: o.agents.estimateTokens?.bind(o.agents),
             capabilities: o.agents.capabilities,
             signal: attempt,
             answers: blobs,
