@@ -323,6 +323,10 @@ export function createDshAgentProvider(options: DshAgentProviderOptions): DshAge
     const childId$ = new Promise<string | undefined>((resolve) => {
       published = resolve;
     });
+    // A launch given up (its signal aborted while the host hangs in start) must not hold other
+    // agents' requests that wait to learn whether they are this child's.
+    const release = () => published(undefined);
+    signal.addEventListener('abort', release, { once: true });
     const ungate =
       meter && options.hooks
         ? gateRequests(options.hooks, options.parent.session.id, childId$, meter, (refusal) => {
@@ -344,6 +348,7 @@ export function createDshAgentProvider(options: DshAgentProviderOptions): DshAge
       );
     } finally {
       signal.removeEventListener('abort', onLaunchAbort);
+      signal.removeEventListener('abort', release);
     }
 
     const childId = String(run.id);
