@@ -10,5 +10,11 @@ export {
   isCliError,
 } from './cli/errors.js';
 export { main } from './cli/main.js';
-export { type RunReportInput, type RunReportOptions, renderRunReport } from './report/render.js';
-export { foldRunEvents, type RunModel } from './report/run-model.js';
+// The report's renderer and fold live in @wf/report (the plugin writes the same report).
+export {
+  foldRunEvents,
+  type RunModel,
+  type RunReportInput,
+  type RunReportOptions,
+  renderRunReport,
+} from '@wf/report';

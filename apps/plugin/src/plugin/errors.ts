@@ -34,6 +34,8 @@ export const PLUGIN_ERROR_CODES = {
   WF_PLUGIN_RUN_STORE_UNAVAILABLE: 'WF_PLUGIN_RUN_STORE_UNAVAILABLE',
   /** The plugin is being unloaded; no new runs start. */
   WF_PLUGIN_UNLOADING: 'WF_PLUGIN_UNLOADING',
+  /** `/workflow report` could not write the report file (the message names the path). */
+  WF_PLUGIN_REPORT_UNWRITABLE: 'WF_PLUGIN_REPORT_UNWRITABLE',
 } as const;
 
 export type PluginErrorCode = keyof typeof PLUGIN_ERROR_CODES;
