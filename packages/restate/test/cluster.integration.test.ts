@@ -90,6 +90,8 @@ it('with a token budget (kept in the tree WfAllowance), a run survives a SIGKILL
     if (Date.now() > deadline) throw new Error('the run did not progress');
     await new Promise((r) => setTimeout(r, 10));
   }
+  // As the test above: a child that ended just before the crash may run again; wait a second.
+  await new Promise((r) => setTimeout(r, 1_200));
   await c.server.kill();
   await c.server.restart();
   const done = await awaitRun(c.server.ingress, runId);
