@@ -198,6 +198,7 @@ interface LogEvent {
 
 /** The `wf` object a workflow receives (deep-frozen inside the sandbox). */
 interface WorkflowApi<A = unknown> {
+  /** The run's id; a resumed run keeps the id of the run it continues, a nested run its parent's. */
   readonly runId: string;
   /** A deep-frozen copy of the run's args. */
   readonly args: A;

@@ -1,7 +1,7 @@
 // The saved-workflow verbs on the real bin, catalog and filesystem: a saved run keeps its args as
 // the capsule's example (so `wf run <name>` with no args runs it as it ran), rename, delete,
 // archived and restore, each leaving only whole capsules on disk (no temp file, nothing lost).
-import { readdirSync } from 'node:fs';
+import { lstatSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoCapsule, json, type Project, tempProject, wf } from './helpers/wf-cli.js';
@@ -126,5 +126,35 @@ describe('saved-workflow verbs', () => {
     const builtIn = await wf(['rename', 'renamed-angles', 'fan-out-and-synthesize', '--json'], p);
     expect(builtIn.code).toBe(4);
     expect(json(builtIn)).toMatchObject({ error: { code: 'WF_CLI_NAME_TAKEN' } });
+  }, 60_000);
+
+  it('a symlinked catalog entry is refused as bad input (exit 2), never as a bug in wf (70)', async () => {
+    const outside = tempProject();
+    try {
+      outside.file('planted.workflow.json', demoCapsule());
+      const entry = join(p.dir, '.dsh', 'workflows', 'planted.workflow.json');
+      symlinkSync(join(outside.dir, 'planted.workflow.json'), entry);
+      for (const argv of [
+        ['rename', 'planted', 'moved'],
+        ['delete', 'planted'],
+      ]) {
+        const out = await wf([...argv, '--json'], p);
+        expect(out.code, `${argv[0]}: ${out.stdout}${out.stderr}`).toBe(2);
+        expect(json(out)).toMatchObject({
+          error: {
+            code: 'WF_CLI_WORKFLOW_INVALID',
+            message: expect.stringMatching(
+              /planted\.workflow\.json is (a symbolic link|not a regular file)/,
+            ),
+            hint: expect.stringContaining('symbolic link'),
+          },
+        });
+      }
+      // Nothing was followed: the link and its target are untouched.
+      expect(lstatSync(entry).isSymbolicLink()).toBe(true);
+      rmSync(entry);
+    } finally {
+      outside.cleanup();
+    }
   }, 60_000);
 });

@@ -125,6 +125,48 @@ describe('cost labels', () => {
     expect(real.stdout).toMatch(/tokens\s+1,000 .*spent by real agents \(dsh:subagents\)/);
     expect(real.stdout).not.toContain('none spent');
     expect(real.stdout).toMatch(/started .* · 60ms\n/);
+
+    // A run on Restate's simulated workers: its provider is named restate:simulated, and its
+    // record says simulated; its tokens were counted, not spent.
+    const again = await openRunStore({ project: p.dir });
+    await again.begin({
+      runId: 'run-restate-sim',
+      workflow: 'angles-demo',
+      trust: 'capability-generated',
+      manifest: demoCapsule().manifest,
+      source: demoCapsule().source,
+      args: { question: 'q' },
+      seed: 1,
+      startTime: t0,
+      startedAt: t0,
+      provider: 'restate:simulated',
+      simulated: true,
+    });
+    const sim = { ...data, provider: 'restate:simulated' };
+    again.event({ seq: 1, runId: 'run-restate-sim', type: 'agent-started', time: t0, data: sim });
+    again.event({
+      seq: 2,
+      runId: 'run-restate-sim',
+      type: 'agent-completed',
+      time: t0 + 5,
+      data: { ...sim, status: 'completed', usage },
+    });
+    await again.finish('run-restate-sim', {
+      status: 'completed',
+      endedAt: t0 + 6,
+      cost: {
+        wallClockDurationMs: 6,
+        agentsStarted: 1,
+        agentsCompleted: 1,
+        cacheHits: 0,
+        tokenUsage: usage,
+        peakConcurrency: 1,
+      },
+    });
+    await again.close();
+    const restate = await wf(['show', 'run-restate-sim'], p);
+    expect(restate.stdout).toMatch(/tokens\s+1,000 .*simulated agents: counted, no model called/);
+    expect(restate.stdout).not.toContain('spent by real agents');
   }, 60_000);
 });
 

@@ -282,8 +282,9 @@ describe('limit warnings in the live view', () => {
           patterns: ['loop-until-done'],
         },
         run: async (wf: HostWorkflowApi) => {
+          // each reserves 150 + 11 (its prompt, as simulated agents count it) and spends 200
           for (let i = 0; i < 5; i += 1)
-            await wf.runAgent({ name: `w${i}`, prompt: 'p', maxTokens: 200 });
+            await wf.runAgent({ name: `w${i}`, prompt: 'p', maxTokens: 150 });
         },
       },
       trust: 'trusted-local',

@@ -572,6 +572,20 @@ describe('workflow_manage', () => {
     expect(
       await manage(h, { action: 'rename', target: 'saved-fan', name: 'renamed-fan' }),
     ).toMatchObject({ to: 'renamed-fan' });
+    // A source the contract refuses never replaces the saved one (which still runs as before).
+    const saved = readFileSync(join(dir, '.dsh', 'workflows', 'renamed-fan.workflow.json'), 'utf8');
+    await expect(
+      manage(h, {
+        action: 'revise',
+        target: 'renamed-fan',
+        source: `${FAN}\nconst sneaky = eval('1');`,
+      }),
+    ).rejects.toThrow(
+      /WF_PLUGIN_INVALID_INPUT[\s\S]*source contract[\s\S]*line \d+:\d+ WF_SOURCE_FORBIDDEN_NAME/,
+    );
+    expect(readFileSync(join(dir, '.dsh', 'workflows', 'renamed-fan.workflow.json'), 'utf8')).toBe(
+      saved,
+    );
     const revised = FAN.replace('x.finalText : null', 'x.finalText.toUpperCase() : null');
     expect(
       await manage(h, { action: 'revise', target: 'renamed-fan', source: revised }),

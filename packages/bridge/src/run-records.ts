@@ -84,6 +84,11 @@ export interface RunStartRecord {
   readonly resumedFromRunId?: string;
   /** Set on a resumed run: the run it replays and when the resume started (epoch ms). */
   readonly resumedFrom?: { readonly runId: string; readonly at: number };
+  /**
+   * Set on a resumed run: the run it continues across resumes (the first run of the chain, never
+   * itself a resumed run). Its guest sees this id as `wf.runId`.
+   */
+  readonly logicalRunId?: string;
   /** The agent provider's name (`simulated`, `dsh:spawn`...): resume refuses a different kind. */
   readonly provider?: string;
   /** True when the children are simulated (no model is called). */

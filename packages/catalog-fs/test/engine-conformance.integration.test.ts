@@ -1,7 +1,7 @@
 // Conformance: the run store satisfies the engine's RunRecorder port (checked by the compiler
 // below) and records real engine runs (real sandbox, simulated agents): events on disk equal the
 // events the engine emitted, the snapshot is terminal, and `load()` feeds the engine's resume.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   createEngine,
@@ -199,5 +199,73 @@ it('on disk, a wf.wait answer that repeats a child-result record is a reference 
   expect(resumed.done.error).toBeUndefined();
   expect(resumed.done.result).toEqual(first.done.result);
   expect(agents.requests()).toHaveLength(0);
+  await reopened.close();
+});
+
+it('on disk, journal entries over the line limit are stored whole in side files, and a resume over them replays them', async () => {
+  // A file just under wf.readFile's 1 MiB limit and a 1.5 MB child answer: each entry's line
+  // would be over the store's 1 MiB line limit.
+  const READ = `async function run(wf) {
+  const text = await wf.readFile('notes.txt');
+  const big = await wf.runAgent({ name: 'big', prompt: 'b', readOnly: true });
+  const slow = await wf.runAgent({ name: 'slow', prompt: 's', readOnly: true });
+  return [text.length, text.slice(-12), big.text.length, slow.status];
+}`;
+  writeFileSync(join(dir, 'notes.txt'), `${'n'.repeat(1024 * 1024 - 12)}end-of-notes`);
+  const agents = (slowMs: number) =>
+    createSimulatedAgents({
+      seed: 5,
+      respond: (r) =>
+        r.name === 'big' ? { text: 'B'.repeat(1_500_000) } : { delayMs: slowMs, text: 'slow' },
+    });
+  const start = (runId: string) => ({
+    workflow: { manifest: MANIFEST, source: READ },
+    trust: 'capability-generated' as const,
+    runId,
+    seed: 11,
+    startTime: 1_700_000_000_000,
+  });
+  const reference = createEngine({ agents: agents(1), workspace: dir });
+  engines.push(reference);
+  const expected = (await drive(await reference.start(start('run-ref-big')))).done;
+  expect(expected.status).toBe('completed');
+  expect(expected.result).toEqual([1024 * 1024, 'end-of-notes', 1_500_000, 'completed']);
+
+  const engine = createEngine({ agents: agents(60_000), recorder: store, workspace: dir });
+  engines.push(engine);
+  const handle = await engine.start(start('run-big'));
+  for await (const e of handle.events)
+    if (e.type === 'agent-started' && e.data.name === 'slow') handle.stop('stopped by the test');
+  expect((await handle.done).status).toBe('stopped');
+  const runDir = join(dir, '.dsh', 'workflow-runs', 'run-big');
+  const lines = readFileSync(join(runDir, 'journal.jsonl'), 'utf8').split('\n').filter(Boolean);
+  // every line is short; the two large entries are files, named in their lines
+  for (const line of lines) expect(Buffer.byteLength(line)).toBeLessThan(4096);
+  const refs = lines
+    .map((l) => JSON.parse(l) as { method: string; journalRef?: { file: string } })
+    .filter((l) => l.journalRef);
+  expect(refs.map((l) => l.method)).toEqual(['readFile', 'runAgent']);
+  expect(readdirSync(join(runDir, 'journal-entries')).sort()).toEqual(
+    refs.map((l) => l.journalRef?.file).sort(),
+  );
+
+  const reopened = await openRunStore({ project: dir });
+  const again = agents(1);
+  const resumer = createEngine({ agents: again, recorder: reopened, workspace: dir });
+  engines.push(resumer);
+  // the file changed since: the resumed run replays what the run read, not the file as it is now
+  writeFileSync(join(dir, 'notes.txt'), 'changed');
+  const resumed = await drive(await resumer.resume('run-big', { runId: 'run-big-2' }));
+  expect(resumed.done.error).toBeUndefined();
+  expect(resumed.done.result).toEqual(expected.result);
+  expect(again.requests().map((r) => r.name)).toEqual(['slow']);
+
+  // an entry file altered on disk makes the run unreadable, never a journal with a hole
+  const first = refs[0]?.journalRef?.file as string;
+  writeFileSync(join(runDir, 'journal-entries', first), '{"seq":1}');
+  await expect(reopened.load('run-big')).rejects.toMatchObject({
+    code: 'WF_CATALOG_RUN_CORRUPT',
+    message: expect.stringContaining('does not match its hash'),
+  });
   await reopened.close();
 });

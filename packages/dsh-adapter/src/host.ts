@@ -23,7 +23,12 @@ export interface HostSessionEvent {
  */
 export interface HostSession {
   readonly id: string;
-  readonly header: { readonly cwd?: string | undefined; readonly id?: string };
+  readonly header: {
+    readonly cwd?: string | undefined;
+    readonly id?: string;
+    /** Set on a subagent's session: its parent's session id. */
+    readonly parentSession?: string | undefined;
+  };
   readonly events?: readonly HostSessionEvent[];
   snapshotEvents?(): readonly HostSessionEvent[];
   append(type: unknown, data: unknown, ...rest: unknown[]): unknown;
@@ -93,6 +98,18 @@ export interface HostSubagentStartRequest {
 export interface HostSubagents {
   getProvider(name: string): HostSubagentProvider | undefined;
   start(provider: string, request: unknown): Promise<HostSubagentRun>;
+}
+
+/**
+ * The host's event hooks (the plugin's Cordis context): `agent/request` is the waterfall DSH runs
+ * before every model request of every agent (retries included); a listener that throws stops
+ * that request. `on` returns a disposer.
+ */
+export interface HostRequestHooks {
+  on(
+    event: 'agent/request',
+    listener: (payload: { readonly agent?: HostAgent }, next: () => Promise<unknown>) => unknown,
+  ): unknown;
 }
 
 /** `ctx.tools`: only the visible-schema listing is read. */

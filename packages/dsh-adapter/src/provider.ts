@@ -6,15 +6,19 @@
 import { randomUUID } from 'node:crypto';
 import type {
   AgentHandle,
+  AgentMeter,
   AgentProvider,
   AgentRequest,
   AgentResult,
+  AgentUsage,
+  MeterRefusal,
   ModelTier,
   ProviderCapabilities,
 } from '@wf/engine';
 import { DshAdapterError } from './errors.js';
 import type {
   HostAgent,
+  HostRequestHooks,
   HostSubagentResult,
   HostSubagentRun,
   HostSubagentStartRequest,
@@ -75,6 +79,86 @@ export interface DshAgentProviderOptions {
   readonly maxChildModelCalls?: number | undefined;
   /** How often a running child's session is counted against `maxChildModelCalls`; default 500 ms. */
   readonly childWatchMs?: number | undefined;
+  /**
+   * The host's `agent/request` hook (the plugin's context). With it, a metered child's usage so
+   * far (its session's `assistant/message` usage) is charged and the engine asked before each of
+   * its model requests: a refused request is never sent (the child ends failed with the refusal).
+   * Without it the child is charged as the watch reads its session and when it ends.
+   */
+  readonly hooks?: HostRequestHooks | undefined;
+}
+
+/**
+ * DSH's own token estimate (its token meter's fixed-density heuristic): four characters a token,
+ * plus 4 for the text block and 4 for the message's role framing.
+ */
+export function dshEstimateTokens(text: string): number {
+  return Math.ceil(text.length / 4) + 8;
+}
+
+const NO_USAGE: AgentUsage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0 };
+
+/** A child's usage so far, as its session reports it. */
+function sessionUsage(agent: HostAgent | undefined): AgentUsage {
+  return summarizeChildEvents(readSessionEvents(agent?.session)).usage ?? NO_USAGE;
+}
+
+/**
+ * Gates each model request of one child on the engine's meter (the `agent/request` waterfall,
+ * which the host runs before every request, retries included). A request from a child of the same
+ * parent that arrives before this child's id is known waits for it, so the first request is
+ * gated too. Returns the disposer.
+ */
+function gateRequests(
+  hooks: HostRequestHooks,
+  parentSession: string,
+  child: Promise<string | undefined>,
+  meter: AgentMeter,
+  refuse: (refusal: MeterRefusal) => void,
+): () => void {
+  let id: string | undefined;
+  let known = false;
+  void child.then(
+    (value) => {
+      id = value;
+      known = true;
+    },
+    () => {
+      known = true;
+    },
+  );
+  const listener = async (
+    payload: { readonly agent?: HostAgent },
+    next: () => Promise<unknown>,
+  ): Promise<unknown> => {
+    const agent = payload?.agent;
+    if (!known) {
+      if (agent?.session?.header?.parentSession !== parentSession) return next();
+      id = await child.catch(() => undefined);
+    }
+    if (id === undefined || String(agent?.id) !== id) return next();
+    const refusal = await meter.beforeCall(sessionUsage(agent));
+    if (refusal) {
+      refuse(refusal);
+      throw new DshAdapterError('WF_DSH_CHILD_LIMIT', refusal.message);
+    }
+    return next();
+  };
+  let disposer: unknown;
+  try {
+    disposer = hooks.on('agent/request', listener);
+  } catch {
+    disposer = undefined;
+  }
+  return () => {
+    if (typeof disposer === 'function') {
+      try {
+        disposer();
+      } catch {
+        // already gone with the plugin
+      }
+    }
+  };
 }
 
 /** Model calls a child has made so far: its session's `assistant/message` entries. */
@@ -162,7 +246,11 @@ export function createDshAgentProvider(options: DshAgentProviderOptions): DshAge
     },
   };
 
-  async function start(request: AgentRequest, signal: AbortSignal): Promise<AgentHandle> {
+  async function start(
+    request: AgentRequest,
+    signal: AbortSignal,
+    meter?: AgentMeter,
+  ): Promise<AgentHandle> {
     const name = request.subagentType ?? transport;
     const caps = hostCaps(name);
     if (!caps)
@@ -228,10 +316,31 @@ export function createDshAgentProvider(options: DshAgentProviderOptions): DshAge
       ...(request.outputSchema ? { outputSchema: request.outputSchema } : {}),
       ...(toolFilter ? { toolFilter } : {}),
     };
+    // The budget gate is in place before the child exists: its first request is gated too.
+    let budgetRefusal: MeterRefusal | undefined;
+    let onRefused: (refusal: MeterRefusal) => void = () => {};
+    let published!: (id: string | undefined) => void;
+    const childId$ = new Promise<string | undefined>((resolve) => {
+      published = resolve;
+    });
+    // A launch given up (its signal aborted while the host hangs in start) must not hold other
+    // agents' requests that wait to learn whether they are this child's.
+    const release = () => published(undefined);
+    signal.addEventListener('abort', release, { once: true });
+    const ungate =
+      meter && options.hooks
+        ? gateRequests(options.hooks, options.parent.session.id, childId$, meter, (refusal) => {
+            budgetRefusal ??= refusal;
+            onRefused(refusal);
+          })
+        : () => {};
     let run: HostSubagentRun;
     try {
       run = await options.subagents.start(name, startRequest);
+      published(String(run.id));
     } catch (error) {
+      published(undefined);
+      ungate();
       throw new DshAdapterError(
         'WF_DSH_LAUNCH_FAILED',
         `task "${request.name}": DSH refused to start the child: ${error instanceof Error ? error.message : String(error)}`,
@@ -239,6 +348,7 @@ export function createDshAgentProvider(options: DshAgentProviderOptions): DshAge
       );
     } finally {
       signal.removeEventListener('abort', onLaunchAbort);
+      signal.removeEventListener('abort', release);
     }
 
     const childId = String(run.id);
@@ -259,13 +369,16 @@ export function createDshAgentProvider(options: DshAgentProviderOptions): DshAge
     let stopped: string | undefined;
     let overLimit: string | undefined;
 
-    // The per-child model-call cap: counted from the child's own session while it runs.
+    // The per-child model-call cap, counted from the child's own session while it runs; the
+    // same watch charges the child's spending so far, so other children learn of it sooner.
     const cap = options.maxChildModelCalls ?? 0;
     const watch =
-      cap > 0
+      cap > 0 || meter
         ? setInterval(
             () => {
               if (stopped) return;
+              meter?.report(sessionUsage(run.localAgent));
+              if (cap <= 0) return;
               const calls = countModelCalls(run.localAgent?.session);
               if (calls <= cap) return;
               overLimit = `task "${request.name}" made ${calls} model calls, more than the per-child cap of ${cap} (maxChildModelCalls); the child was stopped`;
@@ -285,6 +398,8 @@ export function createDshAgentProvider(options: DshAgentProviderOptions): DshAge
         // already idle or gone
       }
     };
+    onRefused = (refusal) => stopChild(refusal.message);
+    if (budgetRefusal) stopChild(budgetRefusal.message);
 
     const finish = async (): Promise<AgentResult> => {
       let host: HostSubagentResult;
@@ -309,6 +424,13 @@ export function createDshAgentProvider(options: DshAgentProviderOptions): DshAge
         text,
         ...(activity.usage ? { usage: activity.usage } : {}),
       };
+      // The engine refused the child's next model request (its run's token budget is used up).
+      if (budgetRefusal)
+        return {
+          status: 'failed',
+          ...base,
+          error: { code: budgetRefusal.code, message: budgetRefusal.message },
+        };
       if (overLimit)
         return {
           status: 'failed',
@@ -432,6 +554,7 @@ export function createDshAgentProvider(options: DshAgentProviderOptions): DshAge
       },
       dispose() {
         clearInterval(watch);
+        ungate();
         disposed ??= (async () => {
           try {
             await run.dispose();
@@ -453,6 +576,7 @@ export function createDshAgentProvider(options: DshAgentProviderOptions): DshAge
   return {
     name: `dsh:${transport}`,
     capabilities,
+    estimateTokens: dshEstimateTokens,
     start,
     activeChildIds: () => [...active],
     isChild: (id) => everLaunched.has(id),

@@ -10,7 +10,7 @@ import type {
 } from '@deepseek-ai/dsh-subagent';
 import type { HostAgent, HostSubagentRun, HostSubagents, HostTools } from '../src/index.js';
 
-const store = new SessionStore(new Context());
+export const store = new SessionStore(new Context());
 
 export function realSession(cwd = '/tmp/wf-adapter-test'): Session {
   return store.create(undefined, { meta: { cwd } });

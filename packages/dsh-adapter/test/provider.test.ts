@@ -2,15 +2,17 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { AgentRequest } from '@wf/engine';
+import { type AgentRequest, createEngine } from '@wf/engine';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   createDshAgentProvider,
   createNativeRunEvents,
   DshAdapterError,
+  type HostAgent,
+  type HostSubagents,
   readSessionEvents,
 } from '../src/index.js';
-import { childTurn, FULL_CAPS, fakeAgent, fakeSubagents, fakeTools } from './helpers.js';
+import { childTurn, FULL_CAPS, fakeAgent, fakeSubagents, fakeTools, store } from './helpers.js';
 
 const OWN = ['workflow_list', 'run_workflow', 'workflow_manage'];
 
@@ -476,5 +478,145 @@ describe('verification evidence with a real git workspace', () => {
     } finally {
       rmSync(plain, { recursive: true, force: true });
     }
+  });
+});
+
+describe('the token budget over DSH children (agent/request gate)', () => {
+  /** The host's agent/request waterfall: listeners in registration order, then the default. */
+  function fakeHooks() {
+    const listeners: ((p: { agent?: HostAgent }, next: () => Promise<unknown>) => unknown)[] = [];
+    return {
+      listeners,
+      on(_event: 'agent/request', listener: (typeof listeners)[number]) {
+        listeners.push(listener);
+        return () => listeners.splice(listeners.indexOf(listener), 1);
+      },
+      async request(agent: HostAgent): Promise<unknown> {
+        const chain = [...listeners];
+        const next = async (): Promise<unknown> => {
+          const l = chain.shift();
+          return l ? l({ agent }, next) : { provider: 'test', model: 'test' };
+        };
+        return next();
+      },
+    };
+  }
+
+  it('gates a child request made before the host returned the child, and none of another agent', async () => {
+    const hooks = fakeHooks();
+    const parent = fakeAgent();
+    const stranger = fakeAgent();
+    let requests = 0;
+    let firstBeforeStart = false;
+    let started = false;
+    // The child starts its first request inside the host's start(), before our code has its id;
+    // its session names its parent, as DSH's subagent sessions do.
+    const subagents: HostSubagents = {
+      getProvider: (name) =>
+        name === 'spawn'
+          ? { name, capabilities: FULL_CAPS, inheritsParentContext: false }
+          : undefined,
+      async start() {
+        const session = store.create(undefined, {
+          meta: { cwd: '/tmp', parentSession: parent.session.id, origin: 'subagent' },
+        });
+        const agent = fakeAgent(session);
+        const result = (async () => {
+          for (let i = 0; i < 10; i += 1) {
+            if (i === 0) firstBeforeStart = !started;
+            await hooks.request(stranger); // another agent's request: never gated by this child
+            try {
+              await hooks.request(agent);
+            } catch {
+              return { output: [], stopReason: 'aborted' as const };
+            }
+            requests += 1;
+            childTurn(agent.session, {
+              text: `s${i}`,
+              usage: { inputTokens: 50, outputTokens: 0 },
+            });
+          }
+          return { output: [], stopReason: 'completed' as const };
+        })();
+        await new Promise((r) => setTimeout(r, 5));
+        return { id: agent.id, localAgent: agent, result, dispose: async () => {} };
+      },
+    };
+    const asked: number[] = [];
+    const meter = {
+      report: () => {},
+      beforeCall: (usage: { inputTokens: number }) => {
+        asked.push(usage.inputTokens);
+        return asked.length === 3
+          ? { code: 'WF_ENGINE_BUDGET_EXCEEDED', message: 'used up' }
+          : undefined;
+      },
+    };
+    const provider = createDshAgentProvider({ subagents, tools: fakeTools(), parent, hooks });
+    const handle = await provider.start(task(), new AbortController().signal, meter);
+    started = true;
+    const result = await handle.result;
+    await handle.dispose();
+    expect(firstBeforeStart).toBe(true);
+    expect(asked).toEqual([0, 50, 100]);
+    expect(requests).toBe(2);
+    expect(result).toMatchObject({
+      status: 'failed',
+      usage: { inputTokens: 100 },
+      error: { code: 'WF_ENGINE_BUDGET_EXCEEDED', message: 'used up' },
+    });
+    expect(hooks.listeners).toHaveLength(0);
+  });
+
+  it('a looping child is charged as it spends and refused its next request at the budget', async () => {
+    const hooks = fakeHooks();
+    const parent = fakeAgent();
+    let requests = 0;
+    // A child that keeps calling a tool: every model request goes through the host's waterfall
+    // (the gate), then its answer lands in the session with its usage (120 tokens).
+    const subagents = fakeSubagents({ spawn: FULL_CAPS }, async (agent) => {
+      for (let i = 0; i < 50; i += 1) {
+        try {
+          await hooks.request(agent);
+        } catch {
+          return { output: [], stopReason: 'aborted' as const };
+        }
+        requests += 1;
+        childTurn(agent.session, {
+          text: `step ${i}`,
+          usage: { inputTokens: 100, outputTokens: 20 },
+        });
+      }
+      return {
+        output: [{ type: 'text' as const, text: 'done' }],
+        stopReason: 'completed' as const,
+      };
+    });
+    const agents = createDshAgentProvider({ subagents, tools: fakeTools(), parent, hooks });
+    expect(agents.estimateTokens?.('x'.repeat(400))).toBe(108);
+    const engine = createEngine({ agents, limits: { tokenBudget: 1_000 } });
+    const handle = await engine.start({
+      workflow: {
+        manifest: {
+          name: 'loop',
+          description: 'one looping child',
+          phases: ['p'],
+          readOnly: false,
+          maxAgents: 2,
+          maxConcurrency: 1,
+          patterns: ['fan-out-and-synthesize'],
+        },
+        run: async (wf) => wf.runAgent({ name: 'looper', prompt: 'loop' }),
+      },
+      trust: 'trusted-local',
+    });
+    const done = await handle.done;
+    await engine.close();
+    expect(done).toMatchObject({ status: 'failed', error: { code: 'WF_ENGINE_BUDGET_EXCEEDED' } });
+    // It reserved the whole budget (its share at concurrency 1): calls 1 to 9 were within it
+    // (9 x 120 = 1,080 once the 9th answered); the 10th request was never sent.
+    expect(requests).toBe(9);
+    expect(done.cost.tokenUsage.totalTokens).toBe(1_080);
+    expect(hooks.listeners).toHaveLength(0);
   });
 });

@@ -2,6 +2,7 @@
 // launched and what caps children across a deployment. The embedded backend (the default) keeps
 // all three in this process; a durable backend (@wf/restate) keeps them in a durable engine so
 // another machine can continue the run. The engine imports no backend (DESIGN.md section 3).
+import type { AllowanceRefusal } from './allowance.js';
 import type { AgentProvider, JournalEntry } from './ports.js';
 import type { ResolvedWorkflow, RunDone } from './types.js';
 
@@ -37,6 +38,37 @@ export interface NestedScope {
   /** The parent's highest task number when the nested run began. */
   readonly firstTaskSeq: number;
   readonly budgetTotal: number | null;
+  /**
+   * The run tree's shared allowance (`SharedAllowance.ledger` of the root run): the nested run's
+   * children are admitted and reserved there, as they start, with the parent's and its siblings'.
+   */
+  readonly allowance?: string;
+  /** The root run's maxAgents, which the whole tree shares. */
+  readonly maxAgents?: number;
+}
+
+/**
+ * The agents and tokens of a run tree, kept by a durable backend where every worker reaches them
+ * (@wf/engine's RunAllowance rules, one per root run): the root run and its nested runs admit and
+ * reserve their children there as each starts; children the backend launches meter against it
+ * (AgentMeter.ref) and are refused their next model call once the tree is over its budget.
+ */
+export interface SharedAllowance {
+  /** The ledger's key (the root run id): nested runs and remote children name it. */
+  readonly ledger: string;
+  /** Counts a child (`key` unique in the tree) against the tree's maxAgents. */
+  admit(key: string, what: string): Promise<AllowanceRefusal | undefined>;
+  /** Counts children admitted before the run began sharing (idempotent). */
+  seed(keys: readonly string[]): Promise<void>;
+  /** Reserves a child's known cost before it starts. */
+  reserve(key: string, tokens: number, what: string): Promise<AllowanceRefusal | undefined>;
+  /** A child ended with this cumulative usage (what its executor did not report itself). */
+  end(key: string, tokens: number): Promise<void>;
+  /**
+   * Refuses every later start and model call of the tree. The engine never calls it: only the
+   * backend knows when a root run's end is final (an attempt it retries is not), and closes then.
+   */
+  close(refusal: AllowanceRefusal): Promise<void>;
 }
 
 /** One `wf.workflow` call handed to a durable backend (after the engine checked it). */
@@ -51,7 +83,10 @@ export interface NestedRunCall {
   readonly seed: number;
   readonly startTime: number;
   readonly scope: NestedScope;
-  /** What the parent has left: the nested run may use no more (a nested run shares its caps). */
+  /**
+   * The parent's caps: the nested run draws its children from the tree's shared allowance
+   * (`scope.allowance`), so the tree as a whole never exceeds them.
+   */
   readonly limits: { readonly maxAgents: number; readonly tokenBudget?: number };
   /** The parent run's signal: aborted when it stops or fails. */
   readonly signal: AbortSignal;
@@ -78,4 +113,13 @@ export interface ExecutionBackend {
    * parent continued elsewhere re-attaches to it. Default: inside the parent's run.
    */
   nested?(call: NestedRunCall): Promise<RunDone>;
+  /**
+   * The shared allowance of the run tree rooted at `root` (its budget and maxAgents). Used when a
+   * run has a token budget or belongs to a nesting tree; default: the run's own, in process.
+   */
+  allowance?(tree: {
+    readonly root: string;
+    readonly budget: number | null;
+    readonly maxAgents: number;
+  }): SharedAllowance;
 }

@@ -90,6 +90,9 @@ export function createEngine(options: EngineOptions): Engine {
         {
           replay: journal.filter((entry) => entry.afterHalt !== true),
           resumedFromRunId: previousRunId,
+          // Across resumes, the first run of the chain: the guest's wf.runId stays that run's.
+          logicalRunId: start.logicalRunId ?? previousRunId,
+          replayedFrom: { source: start.source, args: start.args },
         },
       );
     },

@@ -2,11 +2,18 @@
 // agents (the embedded default provider) and an in-memory recorder.
 
 export type {
+  AllowanceChild,
+  AllowanceRefusal,
+  AllowanceState,
+} from './allowance.js';
+export { estimateTokens, RunAllowance } from './allowance.js';
+export type {
   BackendJournal,
   DeploymentSemaphore,
   ExecutionBackend,
   NestedRunCall,
   NestedScope,
+  SharedAllowance,
 } from './backend.js';
 export { createEngine, DEFAULT_ENGINE_LIMITS } from './engine.js';
 export type { EngineErrorCode } from './errors.js';
@@ -15,6 +22,7 @@ export type { MemoryRecorder, RecordedRun } from './memory-recorder.js';
 export { createMemoryRecorder } from './memory-recorder.js';
 export type {
   AgentHandle,
+  AgentMeter,
   AgentProvider,
   AgentRequest,
   AgentResult,
@@ -24,6 +32,7 @@ export type {
   Approver,
   JournalEntry,
   JsonSchema,
+  MeterRefusal,
   ModelTier,
   ProviderCapabilities,
   RunCost,
@@ -46,6 +55,7 @@ export {
   createSimulatedAgents,
   SIMULATED_ANSWER_LIMITS,
   sampleFromSchema,
+  simulatedTokens,
 } from './simulated-agents.js';
 export type { SmokeOptions, SmokeResult } from './smoke.js';
 export { smokeRun } from './smoke.js';

@@ -91,6 +91,35 @@ export interface AgentHandle {
   lastText?(): string | undefined;
 }
 
+/** Why the engine refuses a child's next model call (a run-control code and a message). */
+export interface MeterRefusal {
+  readonly code: string;
+  readonly message: string;
+}
+
+/**
+ * How a child's spending reaches the run's token budget while it runs (invariant 6). A provider
+ * that meters its children reports their cumulative usage as it learns it and asks before each
+ * model call; a refused call is not made: the child ends (`failed`, with the refusal as its
+ * error). The run's overrun is then bounded by one model call per running child. A provider that
+ * ignores the meter is charged when each child ends, and its children are stopped when the run
+ * is over its budget.
+ */
+export interface AgentMeter {
+  /** The child's usage so far, every model call included (cumulative, never a delta). */
+  report(usage: AgentUsage): void;
+  /**
+   * Asked before each model call with the usage so far (charged first). Undefined: make the call.
+   * A refusal: do not make it, end the child.
+   */
+  beforeCall(usage: AgentUsage): MeterRefusal | undefined | Promise<MeterRefusal | undefined>;
+  /**
+   * Set when the child's spending is kept by a durable backend's shared allowance (a child
+   * launched on another machine meters against `ledger` under `child`).
+   */
+  readonly ref?: { readonly ledger: string; readonly child: string };
+}
+
 export interface AgentProvider {
   /** A short name shown in events and run records (`simulated`, `dsh:spawn`...). */
   readonly name: string;
@@ -98,10 +127,16 @@ export interface AgentProvider {
   readonly simulated?: boolean;
   readonly capabilities: ProviderCapabilities;
   /**
-   * Launches a child and resolves once it is published (has an id). Rejects only when the child
-   * could not be launched at all; `signal` aborts a launch in progress.
+   * Tokens a text costs as this provider counts them (its tokenizer estimate): what a child's
+   * prompt and inputs reserve before it starts. Default: about four characters a token.
    */
-  start(request: AgentRequest, signal: AbortSignal): Promise<AgentHandle>;
+  estimateTokens?(text: string): number;
+  /**
+   * Launches a child and resolves once it is published (has an id). Rejects only when the child
+   * could not be launched at all; `signal` aborts a launch in progress. `meter`, when given,
+   * receives the child's spending as it happens and gates each of its model calls.
+   */
+  start(request: AgentRequest, signal: AbortSignal, meter?: AgentMeter): Promise<AgentHandle>;
 }
 
 export interface ApprovalRequest {

@@ -2,11 +2,13 @@
 // same answer), optionally scripted by `respond`. Tests assert limits with `stats()`.
 import type {
   AgentHandle,
+  AgentMeter,
   AgentProvider,
   AgentRequest,
   AgentResult,
   AgentUsage,
   JsonSchema,
+  MeterRefusal,
   ProviderCapabilities,
 } from './ports.js';
 
@@ -14,7 +16,14 @@ import type {
 export interface SimulatedResponse {
   readonly text?: string;
   readonly structured?: unknown;
+  /** What each model call spends (default: the prompt's estimate in, the answer's out). */
   readonly usage?: AgentUsage;
+  /**
+   * Model calls the child makes (default 1), one after another over `delayMs`, each spending
+   * `usage`: a child that loops (tool calls, retries). The engine's meter is asked before each
+   * and told after each, as a metering provider does.
+   */
+  readonly calls?: number;
   readonly delayMs?: number;
   /** `true` or a message: the child ends `failed`. */
   readonly fail?: boolean | string;
@@ -51,6 +60,11 @@ export interface SimulatedAgents extends AgentProvider {
   requests(): readonly AgentRequest[];
   /** Messages sent to children with `wf.send`, by child id. */
   messages(): ReadonlyMap<string, readonly string[]>;
+}
+
+/** The simulated children's token estimate: their input usage for a prompt of this text. */
+export function simulatedTokens(text: string): number {
+  return Math.ceil(text.length / 4) + 10;
 }
 
 /** FNV-1a, 32-bit: a small deterministic hash for generated text. */
@@ -173,7 +187,12 @@ export function createSimulatedAgents(options: SimulatedAgentsOptions = {}): Sim
     stats: () => ({ started, completed, peakActive, disposed, doubleDisposed }),
     requests: () => requests,
     messages: () => messages,
-    async start(request: AgentRequest, signal: AbortSignal): Promise<AgentHandle> {
+    estimateTokens: simulatedTokens,
+    async start(
+      request: AgentRequest,
+      signal: AbortSignal,
+      meter?: AgentMeter,
+    ): Promise<AgentHandle> {
       if (signal.aborted) throw signal.reason ?? new Error('launch aborted');
       const scripted = options.respond ? await options.respond(request) : undefined;
       if (signal.aborted) throw signal.reason ?? new Error('launch aborted');
@@ -192,16 +211,21 @@ export function createSimulatedAgents(options: SimulatedAgentsOptions = {}): Sim
           : request.outputSchema
             ? sampleFromSchema(request.outputSchema, request.name)
             : undefined;
-      const usage: AgentUsage = scripted?.usage ?? {
-        inputTokens: Math.ceil(request.prompt.length / 4) + 10,
+      const perCall: AgentUsage = scripted?.usage ?? {
+        inputTokens: simulatedTokens(request.prompt),
         outputTokens: Math.ceil(text.length / 4) + 5,
         cacheReadTokens: 0,
       };
+      const calls = Math.max(1, Math.floor(scripted?.calls ?? 1));
       const delay = scripted?.delayMs ?? defaultDelay;
+      let spent: AgentUsage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0 };
+      /** A model call was made and has not answered yet: stopping it still bills its input. */
+      let inFlight = false;
       let lastText: string | undefined;
       let settle!: (r: AgentResult) => void;
       let ended = false;
       let isDisposed = false;
+      let timer: ReturnType<typeof setTimeout> | undefined;
       const result = new Promise<AgentResult>((resolve) => {
         settle = resolve;
       });
@@ -217,20 +241,53 @@ export function createSimulatedAgents(options: SimulatedAgentsOptions = {}): Sim
         lastText = text;
         if (scripted?.fail) {
           const message = typeof scripted.fail === 'string' ? scripted.fail : 'simulated failure';
-          end({ status: 'failed', text, usage, error: { code: 'SIMULATED_FAILURE', message } });
+          end({
+            status: 'failed',
+            text,
+            usage: spent,
+            error: { code: 'SIMULATED_FAILURE', message },
+          });
           return;
         }
         end({
           status: 'completed',
           text,
-          usage,
+          usage: spent,
           ...(structured !== undefined ? { structured } : {}),
           ...(scripted?.verification ? { verification: scripted.verification } : {}),
         });
       };
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      if (delay > 0) timer = setTimeout(finish, delay);
-      else queueMicrotask(finish);
+      const add = (a: AgentUsage, b: AgentUsage): AgentUsage => ({
+        inputTokens: a.inputTokens + b.inputTokens,
+        outputTokens: a.outputTokens + b.outputTokens,
+        cacheReadTokens: (a.cacheReadTokens ?? 0) + (b.cacheReadTokens ?? 0),
+      });
+      // The child's model calls, one after another: each asked for, then spent after its share
+      // of the delay, then reported.
+      const run = async (): Promise<void> => {
+        for (let n = 1; n <= calls; n += 1) {
+          // A meter that answers at once is not awaited (one fewer turn per call).
+          let refusal = meter?.beforeCall(spent);
+          if (refusal && typeof (refusal as Promise<unknown>).then === 'function')
+            refusal = await refusal;
+          if (ended) return;
+          if (refusal) {
+            const { code, message } = refusal as MeterRefusal;
+            end({ status: 'failed', text: lastText ?? '', usage: spent, error: { code, message } });
+            return;
+          }
+          const share = delay / calls;
+          inFlight = true;
+          if (share > 0) await new Promise<void>((r) => (timer = setTimeout(r, share)));
+          else await Promise.resolve();
+          if (ended) return;
+          inFlight = false;
+          spent = add(spent, perCall);
+          if (n < calls) meter?.report(spent);
+        }
+        finish();
+      };
+      void run();
 
       return {
         id,
@@ -242,10 +299,13 @@ export function createSimulatedAgents(options: SimulatedAgentsOptions = {}): Sim
           lastText = `ack: ${message}`;
         },
         stop(reason?: string) {
+          // The call in flight when stopped has read its input: charged, as a model would bill it.
           end({
             status: 'stopped',
             text: lastText ?? '',
-            usage: { inputTokens: usage.inputTokens, outputTokens: 0 },
+            usage: inFlight
+              ? add(spent, { inputTokens: perCall.inputTokens, outputTokens: 0 })
+              : spent,
             error: { code: 'SIMULATED_STOPPED', message: reason ?? 'stopped' },
           });
         },
@@ -257,7 +317,7 @@ export function createSimulatedAgents(options: SimulatedAgentsOptions = {}): Sim
             end({
               status: 'stopped',
               text: lastText ?? '',
-              usage,
+              usage: inFlight ? add(spent, perCall) : spent,
               error: { code: 'SIMULATED_DISPOSED', message: 'disposed while running' },
             });
         },

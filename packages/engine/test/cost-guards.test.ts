@@ -108,8 +108,10 @@ describe('engine cost guards', () => {
       engine,
       local(
         async (wf) => {
+          // Each reserves 150 (its ceiling) + 11 (its prompt, as the simulated agents count it)
+          // and spends 200: the 5th still fits (800 + 161).
           for (let i = 0; i < 5; i += 1)
-            await wf.runAgent({ name: `w${i}`, prompt: 'p', maxTokens: 200 });
+            await wf.runAgent({ name: `w${i}`, prompt: 'p', maxTokens: 150 });
           return wf.budget.spent();
         },
         manifest({ tokenBudget: 1_000, maxConcurrency: 1 }),

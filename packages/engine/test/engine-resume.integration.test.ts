@@ -103,7 +103,7 @@ describe('journal and resume', () => {
     const done = await handle.done;
     expect(done.status).toBe('failed');
     expect(done.error?.code).toBe('WF_ENGINE_REPLAY_DIVERGED');
-    expect(done.error?.message).toMatch(/diverged at call #\d+/);
+    expect(done.error?.message).toMatch(/diverged at call #\d+: its input differs at \$\.prompt/);
     expect(done.error?.message).toContain('Inspect the');
   });
 
@@ -139,6 +139,96 @@ describe('journal and resume', () => {
     const log = inner.get(handle.runId)?.events.find((e) => e.type === 'workflow-log');
     expect(log?.data).toMatchObject({ message: 'planned', replayed: true });
     expect(agents.requests().map((r) => r.name)).toEqual(['two']);
+  });
+
+  it('wf.runId inside a resumed run is the logical run: calls that carry it replay, and the result is the uninterrupted one', async () => {
+    const source = `async function run(wf, args) {
+      const a = await wf.runAgent({ name: 'one', prompt: 'run ' + wf.runId + ' part one' });
+      const b = await wf.runAgent({ name: 'two', prompt: 'run ' + wf.runId + ' part two' });
+      const c = await wf.runAgent({ name: 'three', prompt: 'run ' + wf.runId + ' part three' });
+      return { id: wf.runId, texts: [a.finalText, b.finalText, c.finalText] };
+    }`;
+    const flow = {
+      workflow: { manifest: { ...REVIEW_MANIFEST, inputSchema: undefined }, source },
+      trust: 'capability-generated' as const,
+      seed: 5,
+      startTime: 1_700_000_000_000,
+    };
+    delete (flow.workflow.manifest as { inputSchema?: unknown }).inputSchema;
+    const reference = await runToEnd(
+      createEngine({ agents: createSimulatedAgents({ seed: 4 }), sandbox }),
+      { ...flow, runId: 'run-logical' },
+    );
+    expect(reference.done.status).toBe('completed');
+    // Cut after the first answer, resume, cut the resumed run again, resume that one.
+    const { recorder, inner } = cutAfter(1);
+    await runToEnd(
+      createEngine({ agents: createSimulatedAgents({ seed: 4 }), sandbox, recorder }),
+      {
+        ...flow,
+        runId: 'run-logical',
+      },
+    );
+    // The first resume loads the cut run and is itself cut after two entries.
+    const second = cutAfter(2);
+    const agents = createSimulatedAgents({ seed: 4 });
+    const firstResume = await (
+      await createEngine({
+        agents,
+        sandbox,
+        recorder: { ...second.recorder, load: (id: string) => inner.load(id) },
+      }).resume('run-logical', { runId: 'run-logical-2' })
+    ).done;
+    expect(firstResume.error).toBeUndefined();
+    expect(firstResume.result).toEqual(reference.done.result);
+    expect(second.inner.get('run-logical-2')?.start).toMatchObject({
+      resumedFromRunId: 'run-logical',
+      logicalRunId: 'run-logical',
+    });
+    // The children whose answers were journaled were not launched again.
+    expect(agents.requests().map((r) => r.name)).toEqual(['two', 'three']);
+    // The resumed run, cut, resumed once more: its guest still sees the first run's id.
+    const again = await (
+      await createEngine({
+        agents: createSimulatedAgents({ seed: 4 }),
+        sandbox,
+        recorder: second.inner,
+      }).resume('run-logical-2', { runId: 'run-logical-3' })
+    ).done;
+    expect(again.error).toBeUndefined();
+    expect(again.result).toEqual(reference.done.result);
+    expect(again.result).toMatchObject({ id: 'run-logical' });
+    expect(second.inner.get('run-logical-3')?.start).toMatchObject({
+      resumedFromRunId: 'run-logical-2',
+      logicalRunId: 'run-logical',
+    });
+  });
+
+  it('a divergence with the recorded source and args names the call, where its input differs and why, without blaming the source', async () => {
+    const source = `async function run(wf, args) {
+      const a = await wf.runAgent({ name: 'one', prompt: 'plan within ' + wf.budget.total });
+      return a.finalText;
+    }`;
+    const flow = {
+      workflow: { manifest: { ...REVIEW_MANIFEST, inputSchema: undefined }, source },
+      trust: 'capability-generated' as const,
+      seed: 5,
+      runId: 'run-budget-read',
+    };
+    delete (flow.workflow.manifest as { inputSchema?: unknown }).inputSchema;
+    const recorder = createMemoryRecorder();
+    const engine = createEngine({ agents: createSimulatedAgents(), sandbox, recorder });
+    expect((await runToEnd(engine, flow)).done.status).toBe('completed');
+    // The resume sets a token budget the recorded run did not have: the guest reads it.
+    const done = await (await engine.resume('run-budget-read', { limits: { tokenBudget: 50_000 } }))
+      .done;
+    expect(done.error?.code).toBe('WF_ENGINE_REPLAY_DIVERGED');
+    expect(done.error?.message).toContain('resume diverged at call #1');
+    expect(done.error?.message).toContain(
+      'its input differs at $.prompt: journal "plan within null", now "plan within 50000"',
+    );
+    expect(done.error?.message).toContain("the source and args are the run's recorded ones");
+    expect(done.error?.message).not.toMatch(/source (or|and) args changed/);
   });
 
   it('refuses to resume unknown and trusted-local runs', async () => {

@@ -10,6 +10,7 @@ export type { RestateErrorCode } from './errors.js';
 export { RESTATE_ERROR_CODES, RestateBackendError } from './errors.js';
 export {
   AGENT_OBJECT,
+  ALLOWANCE_OBJECT,
   agentKey,
   BLOB_OBJECT,
   DEPLOYMENT_KEY,

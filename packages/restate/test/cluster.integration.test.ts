@@ -68,3 +68,34 @@ it('a run survives a SIGKILL of the server mid-run', async () => {
     `server restart: healthy ${back} ms after the kill, run completed ${Date.now() - killedAt} ms after it; children started twice: ${rerun.length} (${rerun.join(', ')})\n`,
   );
 }, 180_000);
+
+it('with a token budget (kept in the tree WfAllowance), a run survives a SIGKILL of the server', async () => {
+  // The server's loss ends the attempt on a live worker: its engine halts, and that halt must not
+  // close the tree's allowance (only the run's final end does), or the retried attempt would be
+  // refused every child. Its reservations for the same children are the same entries.
+  const runId = 'server-restart-budget';
+  const reference = await referenceRun(c.sandbox, runId, 9);
+  const start = flowStart(runId, 9);
+  await submitRun(c.server.ingress, {
+    ...start,
+    workflow: {
+      ...start.workflow,
+      manifest: { ...start.workflow.manifest, tokenBudget: 1_000_000 },
+    },
+  });
+  const ended = () =>
+    logLines(c.log).filter((l) => l.kind === 'end' && l.key.startsWith(`${runId}/`)).length;
+  const deadline = Date.now() + 60_000;
+  while (ended() < 3) {
+    if (Date.now() > deadline) throw new Error('the run did not progress');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  // As the test above: a child that ended just before the crash may run again; wait a second.
+  await new Promise((r) => setTimeout(r, 1_200));
+  await c.server.kill();
+  await c.server.restart();
+  const done = await awaitRun(c.server.ingress, runId);
+  expect(done.error).toBeUndefined();
+  expect(done.status).toBe('completed');
+  expect(JSON.stringify(done.result)).toBe(JSON.stringify(reference.result));
+}, 180_000);

@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type HostRun, runHost, type Sandbox } from './helpers/host.js';
-import type { ModelServer, RequestView, Script } from './helpers/model-server.js';
+import { type ModelServer, type RequestView, type Script, viewOf } from './helpers/model-server.js';
 import { anyChild, echo, results, scenario } from './helpers/scripts.js';
 import { readAnswer, readRun } from './helpers/reply.js';
 import { pluginPatch, useHostSuite } from './helpers/suite.js';
@@ -369,6 +369,52 @@ describe('the plugin in the real DSH host', { timeout: 120_000 }, () => {
       status: 'completed',
       result: { findings: ['finding for slow1', 'finding for slow2'] },
     });
+  });
+
+  it('the token budget stops a looping DSH child at its next model request (one call over, at most)', async () => {
+    // The child asks for a tool on every request; each answer costs 120 tokens (the model
+    // server's usage: 100 in, 20 out). Under a budget of 1,000 the plugin's gate on DSH's
+    // agent/request hook refuses its 10th request: 9 x 120 = 1,080 spent, one call over.
+    const childRequests = () =>
+      server.requests.filter((r) => viewOf(r).userText.includes('CHILD-LOOP')).length;
+    const before = childRequests();
+    const run = await boot({
+      task: 'SCENARIO-BUDGET',
+      config: { approvalMode: 'never' },
+      script: scenario(
+        'SCENARIO-BUDGET',
+        [
+          () => ({
+            name: 'run_workflow',
+            arguments: {
+              source: `async function run(wf) {
+  return wf.runAgent({ name: 'looper', prompt: 'CHILD-LOOP list the files again and again', readOnly: true });
+}`,
+              manifest: {
+                ...FAN_MANIFEST,
+                name: 'e2e-budget',
+                maxAgents: 1,
+                maxConcurrency: 1,
+                tokenBudget: 1_000,
+              },
+            },
+          }),
+        ],
+        (_r, v) =>
+          v.userText.includes('CHILD-LOOP')
+            ? { toolCalls: [{ name: 'glob', arguments: { pattern: '*' } }] }
+            : undefined,
+      ),
+    });
+    expect(run.code).toBe(0);
+    const reply = parsed(run.stdout);
+    expect(reply).toMatchObject({ status: 'failed', error: { code: 'WF_ENGINE_BUDGET_EXCEEDED' } });
+    expect(childRequests() - before).toBe(9);
+    const runDir = join(runStoreDir(), String(reply.runId));
+    const recorded = JSON.parse(readFileSync(join(runDir, 'run.json'), 'utf8')) as {
+      cost: { tokenUsage: { totalTokens: number } };
+    };
+    expect(recorded.cost.tokenUsage.totalTokens).toBe(1_080);
   });
 
   it('a hostile inline workflow fails its own run while the host keeps answering', async () => {

@@ -28,6 +28,10 @@ async function withCatalog<T>(ctx: CliContext, body: (catalog: Catalog) => Promi
   return body(await requireProjectCatalog(ctx));
 }
 
+/** What to do about a catalog entry or directory that is a symlink or not a regular file. */
+export const UNSAFE_PATH_HINT =
+  'the catalog never follows a symbolic link or opens a special file: replace it with a regular file (copy the capsule in), or remove it yourself';
+
 /** A catalog failure as the CLI error with the documented exit code. */
 function catalogError(error: { code: string; message: string }, what: string): CliError {
   const message = `${what}: ${error.message}`;
@@ -47,6 +51,9 @@ function catalogError(error: { code: string; message: string }, what: string): C
     case 'WF_CATALOG_INVALID_CAPSULE':
     case 'WF_CATALOG_TOO_LARGE':
       return new CliError('WF_CLI_WORKFLOW_INVALID', message);
+    case 'WF_CATALOG_UNSAFE_PATH':
+      // A planted symlink or special file under a catalog name is bad input, as `wf run` says.
+      return new CliError('WF_CLI_WORKFLOW_INVALID', message, { hint: UNSAFE_PATH_HINT });
     default:
       if (isStorageCode(error.code)) return storageError(error, what);
       return new CliError('WF_CLI_INTERNAL', `${what}: ${error.code}: ${error.message}`);

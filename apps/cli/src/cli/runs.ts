@@ -332,7 +332,7 @@ export async function showCommand(
     if (tu)
       printLine(
         ctx,
-        `  tokens     ${grouped(Number(tu.totalTokens))} (in ${grouped(Number(tu.inputTokens))}, out ${grouped(Number(tu.outputTokens))}; ${terminalText(tokenNote(providers))})`,
+        `  tokens     ${grouped(Number(tu.totalTokens))} (in ${grouped(Number(tu.inputTokens))}, out ${grouped(Number(tu.outputTokens))}; ${terminalText(tokenNote(providers, snap.simulated))})`,
       );
     if (snap.error)
       printLine(
@@ -670,10 +670,16 @@ function agentProviders(events: readonly unknown[]): string[] {
   return [...out].sort();
 }
 
-/** Whether the token count was spent on a model: only simulated agents spend none. */
-function tokenNote(providers: readonly string[]): string {
-  const real = providers.filter((p) => p !== 'simulated');
-  if (real.length === 0) return 'simulated agents: counted, no model called, none spent';
+/**
+ * Whether the token count was spent on a model: only simulated agents spend none. The run record
+ * says which kind ran its children (`simulated`, whatever the provider's name: `restate:simulated`
+ * on Restate); records without it are read from the providers' names.
+ */
+function tokenNote(providers: readonly string[], simulated: unknown): string {
+  const none = 'simulated agents: counted, no model called, none spent';
+  if (simulated === true) return none;
+  const real = simulated === false ? providers : providers.filter((p) => p !== 'simulated');
+  if (real.length === 0) return simulated === false ? 'spent by real agents' : none;
   const mixed = real.length < providers.length ? ', some agents simulated' : '';
   return `spent by real agents (${real.join(', ')})${mixed}`;
 }

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { type CapsuleDraft, createCapsule, type WorkflowCapsule } from '@wf/bridge';
 import { CatalogFsError } from '@wf/catalog-fs';
 import { isRecord } from '@wf/report';
+import { UNSAFE_PATH_HINT } from './catalog-verbs.js';
 import { type CliContext, printJson, printLine } from './context.js';
 import { CliError, EXIT, type ExitCode } from './errors.js';
 import { isStorageCode, resolveRunTarget, storageError, storeError } from './store-error.js';
@@ -157,6 +158,8 @@ export async function saveCommand(
     if (code === 'WF_CATALOG_INVALID_CAPSULE' || code === 'WF_CATALOG_TOO_LARGE')
       throw new CliError('WF_CLI_WORKFLOW_INVALID', message);
     if (isStorageCode(code)) throw storageError(saved.error, `saving ${name}`);
+    if (code === 'WF_CATALOG_UNSAFE_PATH')
+      throw new CliError('WF_CLI_WORKFLOW_INVALID', message, { hint: UNSAFE_PATH_HINT });
     throw new CliError('WF_CLI_INTERNAL', `saving ${name}: ${code}: ${message}`);
   }
   if (ctx.json) {

@@ -7,6 +7,7 @@ import {
   createDshAgentProvider,
   createDshApprover,
   detectHostFacts,
+  type HostRequestHooks,
   nativeStopReason,
   startJob,
 } from '@wf/dsh-adapter';
@@ -84,6 +85,10 @@ export async function startRun(
     cwd,
     pluginName: PLUGIN_NAME,
     maxChildModelCalls: config.maxChildModelCalls,
+    // The token budget's gate before each model request of a child (DSH's agent/request hook).
+    ...(typeof state.ctx.on === 'function'
+      ? { hooks: state.ctx as unknown as HostRequestHooks }
+      : {}),
   });
   const approver = gateWatch(
     createDshApprover({

@@ -5,6 +5,7 @@ import { parseManifest, type RunSpan, runSpan } from '@wf/bridge';
 import { type HostAgent, readSessionEvents } from '@wf/dsh-adapter';
 import { createEngine, createSimulatedAgents } from '@wf/engine';
 import { type Failure, failure } from '@wf/errors';
+import { checkWorkflowSource } from '@wf/source-contract';
 import type { WorkflowService } from './service.js';
 import { hostDshVersion } from './host-version.js';
 
@@ -342,6 +343,17 @@ export class Manager {
           return failed(
             'WF_PLUGIN_INVALID_INPUT',
             'revise needs target (a saved workflow) and source',
+          );
+        // A revision replaces a live saved workflow: a source that could never run is refused
+        // here, before the working version is archived, not at its next run.
+        const contract = checkWorkflowSource(input.source);
+        if (!contract.ok)
+          return failed(
+            'WF_PLUGIN_INVALID_INPUT',
+            `revise refused: the source breaks the source contract (nothing was saved): ${contract.errors
+              .slice(0, 5)
+              .map((d) => `line ${d.line}:${d.column} ${d.code}: ${d.message}`)
+              .join('; ')}`,
           );
         const c = await s.catalogOp(agent);
         if (!c.ok) return c;

@@ -12,7 +12,12 @@ import {
   type RunStore,
   type WorkflowResolver,
 } from '@wf/catalog-fs';
-import { createNativeRunEvents, type HostAgent, type NativeRunEvents } from '@wf/dsh-adapter';
+import {
+  createNativeRunEvents,
+  dshEstimateTokens,
+  type HostAgent,
+  type NativeRunEvents,
+} from '@wf/dsh-adapter';
 import { createEngine } from '@wf/engine';
 import { PluginError } from './errors.js';
 import { createRunRouter } from './routing.js';
@@ -103,16 +108,20 @@ async function openProject(state: ServiceState, cwd: string): Promise<Project> {
       return undefined;
     }
   };
-  const router = createRunRouter(`dsh:${transport}`, () => {
-    const c = hostCaps();
-    return {
-      toolFilter: c?.toolFilter === true,
-      outputSchema: c?.outputSchema === true,
-      steer: true,
-      worktree: false,
-      agentOptions: c?.agentOptions !== false,
-    };
-  });
+  const router = createRunRouter(
+    `dsh:${transport}`,
+    () => {
+      const c = hostCaps();
+      return {
+        toolFilter: c?.toolFilter === true,
+        outputSchema: c?.outputSchema === true,
+        steer: true,
+        worktree: false,
+        agentOptions: c?.agentOptions !== false,
+      };
+    },
+    dshEstimateTokens,
+  );
   const store = await openRunStoreOrFail(state, cwd);
   const engine = createEngine({
     agents: router.agents,

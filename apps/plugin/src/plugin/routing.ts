@@ -6,6 +6,7 @@
 import { terminalText } from '@wf/bridge/terminal-text';
 import type {
   AgentHandle,
+  AgentMeter,
   AgentProvider,
   AgentRequest,
   ApprovalDecision,
@@ -31,7 +32,11 @@ export interface RunRouter {
   unbind(runId: string): void;
 }
 
-export function createRunRouter(name: string, capabilities: () => ProviderCapabilities): RunRouter {
+export function createRunRouter(
+  name: string,
+  capabilities: () => ProviderCapabilities,
+  estimateTokens?: (text: string) => number,
+): RunRouter {
   const bindings = new Map<string, RunBinding>();
   const caps: ProviderCapabilities = {
     get toolFilter() {
@@ -54,7 +59,10 @@ export function createRunRouter(name: string, capabilities: () => ProviderCapabi
     agents: {
       name,
       capabilities: caps,
-      start(request: AgentRequest, signal: AbortSignal): Promise<AgentHandle> {
+      // The bound providers' token estimate, and the meter passed through: the run's budget
+      // gates each model request of the bound provider's children.
+      ...(estimateTokens ? { estimateTokens } : {}),
+      start(request: AgentRequest, signal: AbortSignal, meter?: AgentMeter): Promise<AgentHandle> {
         const bound = bindings.get(request.runId);
         if (!bound) return Promise.reject(new Error(`run ${request.runId} has no bound DSH agent`));
         const shown: AgentRequest = {
@@ -62,7 +70,7 @@ export function createRunRouter(name: string, capabilities: () => ProviderCapabi
           name: terminalText(request.name),
           ...(request.phase === undefined ? {} : { phase: terminalText(request.phase) }),
         };
-        return bound.agents.start(shown, signal);
+        return bound.agents.start(shown, signal, meter);
       },
     },
     approver: {

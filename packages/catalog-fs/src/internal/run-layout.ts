@@ -63,6 +63,8 @@ export const RESERVED = new Set([
 ]);
 export const MAX_SNAPSHOT_BYTES = 8 * 1024 * 1024;
 export const MAX_LOG_BYTES = 2 * 1024 * 1024 * 1024 - 1;
+/** The directory of a run's journal entries stored by reference (run-journal-files.ts). */
+export const JOURNAL_FILES_DIR = 'journal-entries';
 
 /** Runs owned by this process, across store instances (so a second store never recovers them). */
 export const LIVE = new Map<string, LiveRun>();
@@ -76,6 +78,11 @@ export interface LiveRun {
   /** Lines waiting for the next flush, each without its newline (joined with one per batch). */
   eventBuf: string[];
   journalBuf: string[];
+  /**
+   * Journal entries too large for one line, waiting to be written to their side files (journal.ts
+   * in this package): always written, durably, before the lines that refer to them.
+   */
+  journalFiles: { readonly name: string; readonly text: string }[];
   /** The unwritten tail of a batch whose write failed: retried first, so no line is split. */
   eventRest: Buffer | undefined;
   journalRest: Buffer | undefined;

@@ -31,6 +31,7 @@ import {
 import { mapBounded } from './map-bounded.js';
 import { appendIndex, type IndexLine, scanStore } from './run-index.js';
 import { recentFromIndex } from './run-index-recent.js';
+import { JOURNAL_REF, resolveJournalFiles } from './run-journal-files.js';
 import { type Recovered, recoverScanned, scanOfOpen } from './run-recovery.js';
 import { flushRun } from './run-recorder.js';
 import {
@@ -61,10 +62,10 @@ export async function loadRun(
       RUN_START_RECORD_SCHEMA,
     ) as RunStartRecordShape;
     const log = await readRegularFile(dir, 'journal.jsonl', MAX_LOG_BYTES, CODES);
-    const journal = parseJournal(
-      log?.data.toString('utf8') ?? '',
-      entryPath(dir.path, 'journal.jsonl'),
-    );
+    const file = entryPath(dir.path, 'journal.jsonl');
+    const lines = parseJournal(log?.data.toString('utf8') ?? '', file);
+    const journal = await resolveJournalFiles(s, runId, lines);
+    checkResolved(lines, journal, file);
     return { start, journal };
   });
 }
@@ -91,6 +92,8 @@ function parseRecord(text: string, file: string, schema: RecordSchema): unknown 
  * a journal entry refuses the resume, naming the file, the line and the field, instead of being
  * skipped (a skipped answer would run again live, or diverge). A torn last line (a crash
  * mid-write) is no entry yet and is ignored; a line repeated by a retried batch is kept once.
+ * A line that refers to an entry stored in its own file carries only its position here; the
+ * entry itself is checked once it is read back (`checkResolved`).
  */
 function parseJournal(text: string, file: string): JournalEntryRecord[] {
   const out: JournalEntryRecord[] = [];
@@ -100,16 +103,50 @@ function parseJournal(text: string, file: string): JournalEntryRecord[] {
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i] as string;
     if (line === '') continue;
-    const entry = parseRecord(
-      line,
-      `${file} line ${i + 1}`,
-      JOURNAL_ENTRY_SCHEMA,
+    const where = `${file} line ${i + 1}`;
+    const entry = (
+      isReferenceLine(line)
+        ? parseRecord(line, where, JOURNAL_REF_LINE_SCHEMA)
+        : parseRecord(line, where, JOURNAL_ENTRY_SCHEMA)
     ) as JournalEntryRecord;
     if (entry.settleSeq <= last) continue;
     last = entry.settleSeq;
     out.push(entry);
   }
   return out;
+}
+
+/** A journal line standing for an entry in its own file (`run-journal-files.ts`). */
+function isReferenceLine(line: string): boolean {
+  return line.includes(`"${JOURNAL_REF}":`);
+}
+
+/** Its position and method; the reference itself is checked where it is followed. */
+const JOURNAL_REF_LINE_SCHEMA: RecordSchema = {
+  seq: JOURNAL_ENTRY_SCHEMA.seq as RecordSchema[string],
+  settleSeq: JOURNAL_ENTRY_SCHEMA.settleSeq as RecordSchema[string],
+  method: JOURNAL_ENTRY_SCHEMA.method as RecordSchema[string],
+  settledAt: JOURNAL_ENTRY_SCHEMA.settledAt as RecordSchema[string],
+};
+
+/** Entries read back from their own files meet the same schema as a journal line. */
+function checkResolved(
+  lines: readonly JournalEntryRecord[],
+  entries: readonly JournalEntryRecord[],
+  file: string,
+): void {
+  for (const [i, entry] of entries.entries()) {
+    const ref = (lines[i] as unknown as Record<string, unknown>)[JOURNAL_REF] as
+      | { readonly file?: unknown }
+      | undefined;
+    if (ref === undefined) continue;
+    const found = checkRecord(JOURNAL_ENTRY_SCHEMA, entry);
+    if (found)
+      throw new CatalogFsError(
+        CatalogFsCode.RunCorrupt,
+        recordIssueText(`${file} entry ${String(ref.file)}`, found),
+      );
+  }
 }
 
 export async function listRuns(s: RunStoreState): Promise<readonly RunSummary[]> {

@@ -41,6 +41,7 @@ import {
   writeFileCreateOnly,
   writeNewFile,
 } from './safe-dir.js';
+import { referenceLine, writeJournalFiles } from './run-journal-files.js';
 
 const { O_WRONLY, O_APPEND, O_CREAT, O_EXCL, O_NOFOLLOW } = constants;
 
@@ -58,29 +59,30 @@ export async function retireRun(run: LiveRun): Promise<void> {
   await run.journal.close().catch(() => undefined);
 }
 
-/**
- * One line of events.jsonl / journal.jsonl, without its newline. `given` is the caller's own serialisation of `value`
- * (the engine's journal text), used when it is one line; anything else is serialised here.
- */
-function jsonLine(
-  value: unknown,
-  maxBytes: number,
-  shrink: () => unknown,
-  given?: unknown,
-): string {
+/** One line of events.jsonl, without its newline; an event over `maxBytes` is shrunk. */
+function jsonLine(value: unknown, maxBytes: number, shrink: () => unknown): string {
   let text: string | undefined;
-  if (typeof given === 'string' && given !== '' && !given.includes('\n')) text = given;
-  else {
-    try {
-      text = JSON.stringify(value);
-    } catch {
-      text = undefined;
-    }
+  try {
+    text = JSON.stringify(value);
+  } catch {
+    text = undefined;
   }
-  // A UTF-16 unit is at most 3 UTF-8 bytes: short lines skip the byte count.
-  if (text === undefined || (text.length * 3 > maxBytes && Buffer.byteLength(text) > maxBytes))
-    text = JSON.stringify(shrink());
+  if (text === undefined || overLine(text, maxBytes)) text = JSON.stringify(shrink());
   return text as string;
+}
+
+/** A UTF-16 unit is at most 3 UTF-8 bytes: short lines skip the byte count. */
+const overLine = (text: string, maxBytes: number) =>
+  text.length * 3 > maxBytes && Buffer.byteLength(text) > maxBytes;
+
+/** The entry's one-line JSON text: the engine's own when given, else serialised here. */
+function journalText(entry: JournalEntryRecord, given: unknown): string | undefined {
+  if (typeof given === 'string' && given !== '' && !given.includes('\n')) return given;
+  try {
+    return JSON.stringify(entry);
+  } catch {
+    return undefined;
+  }
 }
 
 function sanitizeArtifactName(name: string): string {
@@ -219,10 +221,19 @@ export function flushRun(s: RunStoreState, run: LiveRun, forceSync: boolean): Pr
     run.journalBuf = [];
     const ev = await appendOut(run.events, batchOf(run.eventRest, events));
     run.eventRest = ev.rest;
-    const jr = await appendOut(run.journal, batchOf(run.journalRest, journal));
+    // A line that refers to a side file is written only once that file is durable.
+    const files = await writeJournalFiles(s, run).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    if (files !== undefined) run.journalBuf = journal.concat(run.journalBuf);
+    const jr: Appended =
+      files === undefined
+        ? await appendOut(run.journal, batchOf(run.journalRest, journal))
+        : { wrote: false, ...(run.journalRest ? { rest: run.journalRest } : {}) };
     run.journalRest = jr.rest;
     if (ev.wrote || jr.wrote) run.unsynced = true;
-    const failed = ev.error ?? jr.error;
+    const failed = ev.error ?? files ?? jr.error;
     if (failed !== undefined) {
       // Disk full...: the unwritten bytes are retried on the next flush (finish() forces one).
       run.writeError = failed;
@@ -275,6 +286,7 @@ export function goLive(
     journal,
     eventBuf: [],
     journalBuf: [],
+    journalFiles: [],
     eventRest: undefined,
     journalRest: undefined,
     chain: Promise.resolve(),
@@ -484,21 +496,19 @@ export function recordJournal(
 ): void {
   const run = liveRun(s, runId);
   if (!run) return;
-  run.journalBuf.push(
-    jsonLine(
-      entry,
-      s.maxLineBytes,
-      () => ({
-        ...entry,
-        input: { truncated: true },
-        outcome: {
-          ok: false,
-          error: { code: 'WF_CATALOG_RUN_IO', message: 'journal entry exceeded maxLineBytes' },
-        },
-      }),
-      text,
-    ),
-  );
+  // Stored whole whatever its size (resume replays it): a line over the limit refers to a side file.
+  let line: string | undefined = journalText(entry, text);
+  if (line === undefined)
+    line = JSON.stringify({
+      ...entry,
+      input: { truncated: true },
+      outcome: {
+        ok: false,
+        error: { code: 'WF_CATALOG_RUN_IO', message: 'the journal entry is not JSON' },
+      },
+    });
+  else if (overLine(line, s.maxLineBytes)) line = referenceLine(run, entry, line);
+  run.journalBuf.push(line);
   scheduleFlush(s, run);
 }
 

@@ -29,6 +29,10 @@ export interface Prepared {
   readonly options: StartOptions;
   readonly replay?: readonly JournalEntry[];
   readonly resumedFromRunId?: string;
+  /** The run a resumed run continues across resumes (its guest's wf.runId). */
+  readonly logicalRunId?: string;
+  /** The recorded source and args a resumed run replays (divergence messages compare them). */
+  readonly replayedFrom?: { readonly source?: string; readonly args: unknown };
 }
 
 /** Everything one engine instance holds; the preflight, execute and handle modules take it first. */

@@ -11,7 +11,8 @@ import {
 import { EngineError, type EngineErrorCode, RUN_CONTROL_CODES } from '../errors.js';
 import { sandboxLimits, tighter, WARN_RATIO } from '../limits.js';
 import type { JournalEntry, RunCost, RunStartRecord, RunStatus } from '../ports.js';
-import type { ResolvedWorkflow, RunDone, SandboxLike } from '../types.js';
+import type { SharedAllowance } from '../backend.js';
+import type { ResolvedWorkflow, RunDone, SandboxLike, StartOptions } from '../types.js';
 import {
   type Cap,
   checkSource,
@@ -31,6 +32,7 @@ import { cloneJson } from './json.js';
 import { preflight } from './preflight.js';
 import { errorInfo } from './run-agent.js';
 import { Run, type RunScope } from './run.js';
+import { treeKey } from './run-budget.js';
 
 /** Runs one prepared run to its end; every way it can end goes through finishWith. */
 export async function execute(e: EngineState, ctx: RunContext): Promise<RunDone> {
@@ -58,6 +60,7 @@ export async function execute(e: EngineState, ctx: RunContext): Promise<RunDone>
       ? {
           resumedFromRunId: prepared.resumedFromRunId,
           resumedFrom: { runId: prepared.resumedFromRunId, at: startedAt },
+          logicalRunId: prepared.logicalRunId ?? prepared.resumedFromRunId,
         }
       : {}),
     provider: e.agents.name,
@@ -97,6 +100,10 @@ export async function execute(e: EngineState, ctx: RunContext): Promise<RunDone>
   const box = boxReady === undefined ? undefined : await boxReady;
   const r: Run = new Run({
     runId,
+    // A resumed run is the run it continues, to its guest (wf.runId): a workflow that passes its
+    // run id into a call replays those calls unchanged. A nested run on a durable backend sees
+    // its parent's id, as it would inside the parent.
+    guestRunId: start.nested?.guestRunId ?? record.logicalRunId ?? runId,
     workflow: name,
     manifest,
     limits: {
@@ -125,6 +132,7 @@ export async function execute(e: EngineState, ctx: RunContext): Promise<RunDone>
   // A nested run on a durable backend numbers its children after the parent's, as it would inside
   // the parent's run.
   if (start.nested) r.taskSeq = start.nested.firstTaskSeq;
+  shareAllowance(e, r, start.nested);
   ctx.run = r;
   if (ctx.stopRequest !== undefined) r.stop(ctx.stopRequest);
   wall.start(
@@ -183,6 +191,7 @@ export async function execute(e: EngineState, ctx: RunContext): Promise<RunDone>
     onReplay: (entry) => r.applyReplay(entry),
     onDrained: () => r.relaunchUnfinished(),
     onDiverged: (error) => r.fail(error),
+    divergenceCause: () => divergenceCause(prepared.replayedFrom, source, start.args),
     stallMs: e.limits.replayStallMs,
   });
   // A spawned child's result is journaled when it settles, charged to maxJournalBytes above: a
@@ -201,7 +210,7 @@ export async function execute(e: EngineState, ctx: RunContext): Promise<RunDone>
         args: args.args,
         capabilities: caps,
         prelude: createGuestPrelude({
-          runId: start.nested?.guestRunId ?? runId,
+          runId: r.guestRunId,
           args: args.args,
           budgetTotal: start.nested ? start.nested.budgetTotal : r.budgetTotal,
         }),
@@ -223,7 +232,7 @@ export async function execute(e: EngineState, ctx: RunContext): Promise<RunDone>
     } else {
       const fn = (workflow as { run: (wf: unknown, args: unknown) => unknown }).run;
       const wf = createHostApi(caps, {
-        runId,
+        runId: r.guestRunId,
         args: args.args,
         budgetTotal: r.budgetTotal,
         signal: r.abort.signal,
@@ -256,7 +265,7 @@ export async function execute(e: EngineState, ctx: RunContext): Promise<RunDone>
     if (outcome.ok && journal.replaying && !r.ended) {
       r.fail({
         code: 'WF_ENGINE_REPLAY_DIVERGED',
-        message: `resume diverged: the workflow finished with ${journal.remaining()} journaled calls never issued; the source or args changed since the run was recorded`,
+        message: `resume diverged: the workflow finished with ${journal.remaining()} journaled calls never issued; ${journal.cause()}`,
       });
     }
     // A workflow that failed can no longer observe its children: stop them, then drain.
@@ -278,6 +287,26 @@ export async function execute(e: EngineState, ctx: RunContext): Promise<RunDone>
   // A nested run's parent continues its task numbering and agent count from these; unlike the
   // cost (this execution's), they include children replayed from the journal.
   return start.nested ? { ...done, nested: { lastTaskSeq: r.taskSeq, agents: r.admitted } } : done;
+}
+
+/**
+ * Why a resumed guest can call other than it did: what changed since the run was recorded. With
+ * the recorded source and args the guest is deterministic (invariant 5), so a divergence then
+ * points at what the journal does not carry, not at the workflow.
+ */
+export function divergenceCause(
+  recorded: { readonly source?: string; readonly args: unknown } | undefined,
+  source: string | undefined,
+  args: unknown,
+): string {
+  if (recorded === undefined) return 'the workflow no longer makes the calls the run recorded';
+  const changed = [
+    ...(recorded.source !== source ? ['the source'] : []),
+    ...(JSON.stringify(recorded.args ?? {}) !== JSON.stringify(args ?? {}) ? ['the args'] : []),
+  ];
+  if (changed.length > 0)
+    return `${changed.join(' and ')} changed since the run was recorded, and the workflow now makes other calls`;
+  return "the source and args are the run's recorded ones, so the workflow read something the journal does not replay (a limit such as its token budget set differently on this resume, another engine or sandbox version), or the run's record was edited";
 }
 
 /** `JSON.stringify(value)`, or undefined when it cannot be serialised (charged as 0, as before). */
@@ -380,7 +409,11 @@ export async function runNested(
     source: nested.source,
     args: args.args,
     capabilities: capabilities(run, { depth: 1, workflow: name }),
-    prelude: createGuestPrelude({ runId: run.id, args: args.args, budgetTotal: run.budgetTotal }),
+    prelude: createGuestPrelude({
+      runId: run.guestRunId,
+      args: args.args,
+      budgetTotal: run.budgetTotal,
+    }),
     limits: sandboxLimits(e.limits, run.maxAgents),
     seed,
     startTime,
@@ -392,6 +425,40 @@ export async function runNested(
     'WF_ENGINE_WORKFLOW_FAILED',
     `wf.workflow("${name}") ${out.status}: ${error.code}: ${error.message}`,
   );
+}
+
+/**
+ * A run on a durable backend with an allowance keeps its tokens there when it has a budget (its
+ * children may run on other machines), and a nested run draws from its tree's from its start.
+ */
+function shareAllowance(e: EngineState, run: Run, nested: StartOptions['nested']): void {
+  const open = e.backend.allowance;
+  if (!open) return;
+  if (nested?.allowance !== undefined) {
+    run.shared = open({
+      root: nested.allowance,
+      budget: nested.budgetTotal,
+      maxAgents: nested.maxAgents ?? run.maxAgents,
+    });
+    run.sharesAgents = true;
+  } else if (run.budgetTotal !== null) {
+    run.shared = open({ root: run.id, budget: run.budgetTotal, maxAgents: run.maxAgents });
+  }
+}
+
+/** The root run's shared allowance once it starts a nested run (its children so far seeded). */
+async function startSharing(e: EngineState, run: Run): Promise<SharedAllowance | undefined> {
+  const open = e.backend.allowance;
+  if (!open) return undefined;
+  run.shared ??= open({ root: run.id, budget: run.budgetTotal, maxAgents: run.maxAgents });
+  if (!run.sharesAgents) {
+    // Synchronously with the switch: children admitted before it are seeded, those after it are
+    // admitted there as they start (Task.sharedAdmit), none twice.
+    run.sharesAgents = true;
+    run.seeded = run.shared.seed([...run.tasks.keys()].map((id) => treeKey(run, id)));
+  }
+  await run.seeded;
+  return run.shared;
 }
 
 /**
@@ -410,6 +477,9 @@ async function runNestedOnBackend(
   callId: number,
 ): Promise<unknown> {
   const nestedRun = e.backend.nested as NonNullable<typeof e.backend.nested>;
+  // From now on the run's children are admitted into the tree's shared allowance too, with those
+  // of every nested run, each as it starts (invariant 6: one agent count for the tree).
+  const shared = await startSharing(e, run);
   const left = run.budgetTotal === null ? undefined : run.budgetTotal - run.spent - run.reserved;
   const done = await nestedRun({
     parentRunId: run.id,
@@ -419,12 +489,22 @@ async function runNestedOnBackend(
     args,
     seed,
     startTime,
-    scope: { guestRunId: run.id, firstTaskSeq: run.taskSeq, budgetTotal: run.budgetTotal },
-    limits: {
-      maxAgents: Math.max(0, run.maxAgents - run.admitted),
-      // a spent budget still refuses the nested run's first child, as it would in the parent
-      ...(left !== undefined ? { tokenBudget: Math.max(1, left) } : {}),
+    scope: {
+      guestRunId: run.guestRunId,
+      firstTaskSeq: run.taskSeq,
+      budgetTotal: run.budgetTotal,
+      ...(shared ? { allowance: shared.ledger, maxAgents: run.maxAgents } : {}),
     },
+    limits: shared
+      ? {
+          maxAgents: run.maxAgents,
+          ...(run.budgetTotal !== null ? { tokenBudget: run.budgetTotal } : {}),
+        }
+      : {
+          // Without a shared allowance the nested run gets what the parent has left at its start.
+          maxAgents: Math.max(0, run.maxAgents - run.admitted),
+          ...(left !== undefined ? { tokenBudget: Math.max(1, left) } : {}),
+        },
     signal: run.abort.signal,
   });
   const c = done.cost;
@@ -442,7 +522,7 @@ async function runNestedOnBackend(
   run.cost.inputTokens += c.tokenUsage.inputTokens;
   run.cost.outputTokens += c.tokenUsage.outputTokens;
   run.cost.peak = Math.max(run.cost.peak, c.peakConcurrency);
-  run.spent += c.tokenUsage.totalTokens;
+  run.allowance.add(c.tokenUsage.totalTokens);
   run.checkSpent();
   if (done.status === 'completed') return done.result;
   const error = done.error ?? { code: 'WF_ENGINE_WORKFLOW_FAILED', message: done.status };

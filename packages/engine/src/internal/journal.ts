@@ -6,6 +6,12 @@
 // journaled when the child settles (a `child-result` record, in the same delivery sequence), so a
 // resume answers the guest's later wf.wait from it instead of launching the child again. A
 // wf.wait answer identical to the record it follows stores a reference to it, not the result again.
+//
+// A call's identity in the journal is its position and content: the issue number `seq` (1 for the
+// guest's first host call), the method name and the input's JSON text (key order included). A
+// resumed guest's call #n is answered from the journal only when its method and input text are
+// exactly those journaled at #n; the first call that differs ends the replay
+// (WF_ENGINE_REPLAY_DIVERGED, naming the call, where its input differs, and why).
 import { createHash } from 'node:crypto';
 import { EngineError } from '../errors.js';
 import type { JournalEntry } from '../ports.js';
@@ -67,6 +73,11 @@ export interface JournalOptions {
   readonly onDrained?: () => void;
   /** Replay cannot continue (divergence or stall); the run fails with this error. */
   readonly onDiverged: (error: EngineError) => void;
+  /**
+   * Why a resumed guest can make other calls than the journaled ones (the source or args changed,
+   * or neither did): appended to every divergence message.
+   */
+  readonly divergenceCause?: () => string;
   readonly stallMs: number;
 }
 
@@ -125,6 +136,11 @@ export class Journal {
     return !this.drained;
   }
 
+  /** Why replay can diverge, for a divergence message (JournalOptions.divergenceCause). */
+  cause(): string {
+    return this.options.divergenceCause?.() ?? DEFAULT_CAUSE;
+  }
+
   /** Entries not yet delivered (for a divergence message when the run ends early). */
   remaining(): number {
     return this.order.length - this.next;
@@ -137,9 +153,13 @@ export class Journal {
       const entry = this.bySeq.get(seq);
       if (entry && !this.diverged) {
         if (entry.method !== method || jsonText(entry.input) !== jsonText(input)) {
+          const where =
+            entry.method !== method
+              ? `it calls wf.${method} where the journal has wf.${entry.method}`
+              : `its input differs ${firstDifference(entry.input, input)}`;
           const error = new EngineError(
             'WF_ENGINE_REPLAY_DIVERGED',
-            `resume diverged at call #${seq}: the journal has wf.${entry.method}(${preview(entry.input)}) but the workflow called wf.${method}(${preview(input)}); the source or args changed since the run was recorded`,
+            `resume diverged at call #${seq}: ${where} (journal: wf.${entry.method}(${preview(entry.input)}); now: wf.${method}(${preview(input)})); ${this.cause()}`,
           );
           this.diverge(error);
           return Promise.reject(error);
@@ -320,7 +340,7 @@ export class Journal {
       this.diverge(
         new EngineError(
           'WF_ENGINE_REPLAY_DIVERGED',
-          `resume stalled: the journal's call #${awaited.seq} (wf.${awaited.method}) was never issued by the workflow within ${this.options.stallMs} ms; the source or args changed since the run was recorded`,
+          `resume stalled: the journal's call #${awaited.seq} (wf.${awaited.method}(${preview(awaited.input)})) was never issued by the workflow within ${this.options.stallMs} ms; ${this.cause()}`,
         ),
       );
     }, this.options.stallMs);
@@ -448,9 +468,38 @@ export function expandEntry(entry: JournalEntry): JournalEntry {
   return value === entry.outcome.value ? entry : { ...entry, outcome: { ok: true, value } };
 }
 
-function preview(value: unknown): string {
+const DEFAULT_CAUSE = 'the workflow no longer makes the calls the run recorded';
+
+/**
+ * Where two inputs first differ, as `at <path>: journal <a>, now <b>` (depth-first, keys in the
+ * journaled order, then keys only the new input has). Bounded by the input caps of a call.
+ */
+export function firstDifference(recorded: unknown, now: unknown, path = '$'): string {
+  const show = (v: unknown) => (v === undefined ? 'nothing' : preview(v, 60));
+  const bothObjects =
+    typeof recorded === 'object' &&
+    recorded !== null &&
+    typeof now === 'object' &&
+    now !== null &&
+    Array.isArray(recorded) === Array.isArray(now);
+  if (bothObjects) {
+    const a = recorded as Record<string, unknown>;
+    const b = now as Record<string, unknown>;
+    const step = (k: string) => (Array.isArray(a) ? `${path}[${k}]` : `${path}.${k}`);
+    const keys = [...Object.keys(a), ...Object.keys(b).filter((k) => !(k in a))];
+    for (const k of keys) {
+      if (jsonText(a[k]) !== jsonText(b[k])) return firstDifference(a[k], b[k], step(k));
+    }
+    const order = (o: object) => jsonText(Object.keys(o));
+    if (order(a) !== order(b))
+      return `at ${path}: its keys are in another order (journal ${order(a)}, now ${order(b)})`;
+  }
+  return `at ${path}: journal ${show(recorded)}, now ${show(now)}`;
+}
+
+function preview(value: unknown, max = 120): string {
   const text = jsonText(value);
-  return text.length > 120 ? `${text.slice(0, 117)}...` : text;
+  return text.length > max ? `${text.slice(0, max - 3)}...` : text;
 }
 
 function errorRecord(e: unknown): { code: string; message: string; data?: unknown } {

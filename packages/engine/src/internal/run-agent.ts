@@ -1,6 +1,12 @@
 // A run's dealings with one agent port call: launching under an abort signal, bounded waits for
 // port promises, and the normalised status, usage and error of what a provider returned.
-import type { AgentHandle, AgentProvider, AgentRequest, AgentResult } from '../ports.js';
+import type {
+  AgentHandle,
+  AgentMeter,
+  AgentProvider,
+  AgentRequest,
+  AgentResult,
+} from '../ports.js';
 import type { TaskResult, TaskStatus } from '../types.js';
 import { onAbort as subscribe } from './abort-fanout.js';
 
@@ -12,6 +18,7 @@ export function launch(
   provider: AgentProvider,
   request: AgentRequest,
   signal: AbortSignal,
+  meter?: AgentMeter,
 ): Promise<AgentHandle> {
   if (signal.aborted) return Promise.reject(signal.reason);
   return new Promise((resolve, reject) => {
@@ -23,7 +30,7 @@ export function launch(
     });
     let started: Promise<AgentHandle>;
     try {
-      started = Promise.resolve(provider.start(request, signal));
+      started = Promise.resolve(provider.start(request, signal, meter));
     } catch (e) {
       started = Promise.reject(e);
     }

@@ -1,7 +1,6 @@
 // Driving one child: pause gate and semaphores, budget reservation, launch, exactly one
 // agent-started / agent-completed / dispose (invariant 7), structured output with one repair.
 import { EngineError, isRunControlError } from '../errors.js';
-import { defaultAllocation } from '../limits.js';
 import type { AgentHandle, AgentRequest, AgentResult } from '../ports.js';
 import type { TaskResult, TaskStatus } from '../types.js';
 import {
@@ -16,6 +15,7 @@ import {
   zeroUsage,
 } from './run-agent.js';
 import type { Run, Task } from './run.js';
+import { endChild, meterFor, releaseChild, reserveChild } from './run-budget.js';
 import { redactHostMessage } from './redact.js';
 import { extractJson, type SchemaVerdict } from './structured.js';
 
@@ -24,7 +24,8 @@ export async function drive(run: Run, task: Task): Promise<void> {
   // workflow never holds the id of an unpublished task), so no per-task controller is needed.
   const signal = run.abort.signal;
   const releases: (() => void)[] = [];
-  let allocation = 0;
+  let reserved = false;
+  const what = `${task.taskId} (${task.name})`;
   const releaseAll = () => {
     for (const r of releases.splice(0).reverse()) r();
   };
@@ -44,9 +45,15 @@ export async function drive(run: Run, task: Task): Promise<void> {
         `${task.taskId} stopped before launch: ${task.stopReason}`,
       );
     }
-    allocation = reserve(run, task);
+    await reserveChild(run, task.taskId, task.request, what, task.sharedAdmit === true);
+    reserved = true;
     try {
-      handle = await launch(run.deps.agents, task.request, signal);
+      handle = await launch(
+        run.deps.agents,
+        task.request,
+        signal,
+        meterFor(run, task.taskId, what),
+      );
     } catch (e) {
       if (signal.aborted) throw signal.reason;
       throw new EngineError(
@@ -57,7 +64,12 @@ export async function drive(run: Run, task: Task): Promise<void> {
     }
   } catch (e) {
     releaseAll();
-    run.reserved -= allocation;
+    if (reserved) {
+      // A child given up during its launch may already have spent (and reported) tokens: they
+      // are in the run's cost, counted as input (the report does not tell the split).
+      run.cost.inputTokens += run.allowance.chargedOf(task.taskId);
+      releaseChild(run, task.taskId);
+    }
     const error = errorInfo(e);
     const stopped = task.stopReason !== undefined || run.ended;
     task.status = stopped ? 'stopped' : 'failed';
@@ -120,6 +132,8 @@ export async function drive(run: Run, task: Task): Promise<void> {
   const raw = await awaitResult(run, task, handle);
   clearTimeout(childTimer);
   let usage = usageOf(raw);
+  // Charged now, before a repair child reserves: what it spent is spent whatever comes next.
+  endChild(run, task.taskId, usage);
   let result = raw;
   let repaired = false;
   if (raw.status === 'completed' && task.request.outputSchema !== undefined) {
@@ -133,8 +147,8 @@ export async function drive(run: Run, task: Task): Promise<void> {
   run.cost.completed += 1;
   run.cost.inputTokens += usage.inputTokens + usage.cacheReadTokens;
   run.cost.outputTokens += usage.outputTokens;
-  run.reserved -= allocation;
-  run.spent += usage.totalTokens;
+  // A child the budget stopped fails the run with that code, also when a backend ran it elsewhere.
+  if (raw.error?.code === 'WF_ENGINE_BUDGET_EXCEEDED') run.fail(raw.error);
   if (task.limitError !== undefined && result.status !== 'completed') {
     result = { ...result, status: 'failed', error: task.limitError };
   }
@@ -205,25 +219,6 @@ export function awaitResult(run: Run, task: Task, handle: AgentHandle): Promise<
   });
 }
 
-export function reserve(run: Run, task: Task): number {
-  if (run.budgetTotal === null) return 0;
-  const allocation =
-    task.request.maxTokens ??
-    defaultAllocation(
-      run.budgetTotal,
-      run.deps.limits.defaultTaskTokens,
-      run.runSemaphore.capacity,
-    );
-  if (run.spent + run.reserved + allocation > run.budgetTotal) {
-    throw new EngineError(
-      'WF_ENGINE_BUDGET_EXCEEDED',
-      `${task.taskId} (${task.name}) refused before launch: reserving ${allocation} tokens would exceed the token budget of ${run.budgetTotal} (spent ${run.spent}, reserved ${run.reserved})`,
-    );
-  }
-  run.reserved += allocation;
-  return allocation;
-}
-
 /** Validates structured output; on failure exactly one tool-free repair child, then gives up. */
 export async function checkStructured(
   run: Run,
@@ -269,10 +264,26 @@ export async function checkStructured(
     outputSchema: task.request.outputSchema as NonNullable<AgentRequest['outputSchema']>,
     ...(task.request.phase !== undefined ? { phase: task.request.phase } : {}),
   };
+  const repairWhat = `${repairRequest.taskId} (${repairRequest.name})`;
+  // The repair child draws on the budget like any child: reserved before it starts, metered.
+  try {
+    await reserveChild(run, repairRequest.taskId, repairRequest, repairWhat, false);
+  } catch (e) {
+    run.observe(e);
+    return {
+      result: invalid(`${first.why}; the repair child was refused: ${errorInfo(e).message}`),
+      repaired: false,
+    };
+  }
   let handle: AgentHandle | undefined;
   try {
-    handle = await run.deps.agents.start(repairRequest, signal);
+    handle = await run.deps.agents.start(
+      repairRequest,
+      signal,
+      meterFor(run, repairRequest.taskId, repairWhat),
+    );
   } catch (e) {
+    releaseChild(run, repairRequest.taskId);
     return {
       result: invalid(`${first.why}; the repair child could not start: ${errorInfo(e).message}`),
       repaired: false,
@@ -317,6 +328,8 @@ export async function checkStructured(
     };
   run.cost.completed += 1;
   const repairUsage = usageOf(repaired);
+  endChild(run, repairRequest.taskId, repairUsage);
+  if (repaired.error?.code === 'WF_ENGINE_BUDGET_EXCEEDED') run.fail(repaired.error);
   run.deps.events.emit('agent-completed', {
     taskId: repairRequest.taskId,
     name: repairRequest.name,

@@ -31,7 +31,7 @@ export function applyReplay(run: Run, entry: JournalEntry): void {
     entry.outcome.ok ? (entry.outcome.value as { state?: unknown } | null)?.state : undefined
   ) as { spent?: number; agents?: number } | undefined;
   if (state) {
-    if (typeof state.spent === 'number') run.spent = Math.max(run.spent, state.spent);
+    if (typeof state.spent === 'number') run.allowance.atLeast(state.spent);
     if (typeof state.agents === 'number') run.admitted = Math.max(run.admitted, state.agents);
   }
   if (!entry.outcome.ok) return;

@@ -1,7 +1,8 @@
 // One run's host-side state: admission (limits, budget, capabilities), run control (fail, stop,
 // observe), output charges and quiescence. The handlers behind every `wf` call, child admission,
 // driving (invariant 7) and replay live in the run-*.ts modules, which take the Run first.
-import type { DeploymentSemaphore } from '../backend.js';
+import { RunAllowance } from '../allowance.js';
+import type { DeploymentSemaphore, SharedAllowance } from '../backend.js';
 import { EngineError, isRunControlError } from '../errors.js';
 import type {
   AgentHandle,
@@ -48,6 +49,8 @@ export interface Task {
   stopReason?: string;
   /** Set when a per-child limit stopped the child: it ends failed with this error. */
   limitError?: { code: string; message: string };
+  /** Admitted while the run shares its agent count with a tree (a durable backend's nesting). */
+  sharedAdmit?: boolean;
   /**
    * A wf.spawnAgent child of a journaled scope: its result is journaled when it settles (a
    * `child-result` record), since the guest may wait for it only after a stop or crash.
@@ -65,6 +68,8 @@ export interface Task {
 
 export interface RunDeps {
   readonly runId: string;
+  /** The run id the guest sees (wf.runId): a resumed run's logical run, a nested run's parent. */
+  readonly guestRunId: string;
   readonly workflow: string;
   readonly manifest: {
     readonly readOnly: boolean;
@@ -96,13 +101,21 @@ export interface RunDeps {
 
 export class Run {
   readonly id: string;
+  /** The id the guest sees as wf.runId (RunDeps.guestRunId). */
+  readonly guestRunId: string;
   readonly deps: RunDeps;
   readonly abort = new AbortController();
   readonly runSemaphore: Semaphore;
   readonly maxAgents: number;
   readonly budgetTotal: number | null;
-  spent = 0;
-  reserved = 0;
+  /** This run's tokens: reservations, charges as children spend, the budget's gate. */
+  readonly allowance: RunAllowance;
+  /** The run tree's allowance on a durable backend (its budget, or its nesting's agent count). */
+  shared: SharedAllowance | undefined;
+  /** Children are also admitted into `shared` (the run is, or has started, a nested run). */
+  sharesAgents = false;
+  /** The seeding of `shared` with the children admitted before sharing began. */
+  seeded: Promise<void> | undefined;
   /** Children admitted so far (maxAgents counts these). */
   admitted = 0;
   calls = 0;
@@ -130,6 +143,7 @@ export class Run {
 
   constructor(deps: RunDeps) {
     this.id = deps.runId;
+    this.guestRunId = deps.guestRunId;
     this.deps = deps;
     const m = deps.manifest;
     this.maxAgents = Math.min(m.maxAgents, deps.limits.maxAgents);
@@ -138,6 +152,17 @@ export class Run {
     );
     // The manifest's own budget and the deployment's default budget: the tighter applies.
     this.budgetTotal = tighter(m.tokenBudget, deps.limits.tokenBudget);
+    this.allowance = new RunAllowance({ budget: this.budgetTotal });
+  }
+
+  /** Tokens charged so far (children ended and running, nested runs, a resume's replayed part). */
+  get spent(): number {
+    return this.allowance.spent();
+  }
+
+  /** What running children still hold of their reservations. */
+  get reserved(): number {
+    return this.allowance.reserved();
   }
 
   private readonly warned = new Set<string>();
@@ -192,6 +217,13 @@ export class Run {
   /** Aborting the run signal closes the sandbox bridge (the VM run's signal) and queued launches. */
   private halt(reason: string): void {
     this.abort.abort(new EngineError('WF_ENGINE_RUN_STOPPED', `the run was stopped: ${reason}`));
+    // A child that is still running is refused its next model call, whatever its provider does
+    // with the stop below. (A durable backend closes its shared allowance itself, once the run's
+    // end is final: a halt may only end one attempt, which the backend retries.)
+    this.allowance.close({
+      code: this.fatal?.code ?? 'WF_ENGINE_RUN_STOPPED',
+      message: `the run ended (${this.fatal ? this.fatal.message : reason}): no further model call`,
+    });
     for (const task of this.tasks.values()) this.stopTask(task, reason);
   }
 
@@ -288,6 +320,7 @@ export class Run {
       this.admitted += 1;
     }
     const task = register(this, request, input, kind);
+    if (this.sharesAgents && replayTaskId === undefined) task.sharedAdmit = true;
     this.track(drive(this, task)).catch(() => {});
     return task;
   }

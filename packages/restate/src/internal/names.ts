@@ -4,6 +4,8 @@ export const RUN_SERVICE = 'WfRun';
 export const AGENT_OBJECT = 'WfAgent';
 export const JOURNAL_OBJECT = 'WfJournal';
 export const SEMAPHORE_OBJECT = 'WfSemaphore';
+/** A run tree's agents and tokens, keyed by its root run id (allowance.ts). */
+export const ALLOWANCE_OBJECT = 'WfAllowance';
 /** Large answers by reference, keyed by the SHA-256 of their JSON text (blobs.ts). */
 export const BLOB_OBJECT = 'WfBlob';
 /** The deployment-wide semaphore's key (its first shard's, when it is sharded). */

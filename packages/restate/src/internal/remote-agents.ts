@@ -3,6 +3,7 @@
 // another worker attaches to the same invocation instead of starting the child again.
 import type {
   AgentHandle,
+  AgentMeter,
   AgentProvider,
   AgentRequest,
   AgentResult,
@@ -24,22 +25,36 @@ export interface RemoteAgentsOptions {
   readonly answers: Pick<BlobPolicy, 'ingress' | 'maxBytes'>;
   /** The run's agent settings, sent with every child (services.ts AgentInvocation). */
   readonly settings?: AgentSettings;
+  /** The workers' agents call no model (they are simulated): the run records say so. */
+  readonly simulated?: boolean;
+  /** The workers' agents' token estimate: what a child's prompt reserves before launch. */
+  readonly estimateTokens?: ((text: string) => number) | undefined;
 }
 
 export function createRemoteAgents(options: RemoteAgentsOptions): AgentProvider {
   const { ingress, signal } = options;
   return {
     name: options.name,
+    simulated: options.simulated === true,
+    ...(options.estimateTokens ? { estimateTokens: options.estimateTokens } : {}),
     // Steering a child on another machine is not offered.
     capabilities: { ...options.capabilities, steer: false },
-    async start(request: AgentRequest, launchSignal: AbortSignal): Promise<AgentHandle> {
+    async start(
+      request: AgentRequest,
+      launchSignal: AbortSignal,
+      meter?: AgentMeter,
+    ): Promise<AgentHandle> {
       const key = agentKey(request.runId, request.taskId);
       // The key carries a hash of the request: if a lost attempt had delivered answers in another
       // order than the journal kept, the same task id may now name another request, which must
       // not be answered with the old child's result.
-      const body: AgentInvocation = options.settings
-        ? { request, settings: options.settings }
-        : { request };
+      // A child of a run with a token budget meters against its tree's WfAllowance from the
+      // worker that runs it (allowance.ts): the allowance travels with the request.
+      const body: AgentInvocation = {
+        request,
+        ...(options.settings ? { settings: options.settings } : {}),
+        ...(meter?.ref ? { allowance: meter.ref } : {}),
+      };
       const text = JSON.stringify(body);
       const idempotencyKey = `${key}#${requestHash(text)}`;
       // One request-response call, not a send then an attach: the idempotency key makes a

@@ -1,9 +1,11 @@
 // The Restate services one worker serves: WfRun (one workflow invocation per @wf run, keyed by
 // run id), WfAgent (one virtual-object invocation per child, keyed `<runId>/<taskId>`),
-// WfJournal (a run's durable journal) and WfSemaphore (the deployment-wide child cap).
+// WfJournal (a run's durable journal), WfSemaphore (the deployment-wide child cap) and
+// WfAllowance (a run tree's agents and tokens).
 import './sdk-setup.js';
 import * as restate from '@restatedev/restate-sdk';
 import type {
+  AgentMeter,
   AgentProvider,
   AgentRequest,
   AgentResult,
@@ -15,9 +17,11 @@ import type {
   RunHandle,
   RunRecorder,
   SandboxLike,
+  SharedAllowance,
   Trust,
 } from '@wf/engine';
 import { createEngine, createMemoryRecorder } from '@wf/engine';
+import { allowanceObject, remoteMeter, restateAllowance } from './allowance.js';
 import { type BlobPolicy, type BlobRef, blobObject, toRef } from './blobs.js';
 import { createControlWatcher } from './control.js';
 import { journalObject, type RunControl } from './journal-object.js';
@@ -71,10 +75,14 @@ export interface RunLimits {
 /** JSON settings a run carries to the provider of its children. */
 export type AgentSettings = { readonly [key: string]: string | number | boolean | null };
 
-/** What a WfAgent invocation is given: the child's request and its run's agent settings. */
+/**
+ * What a WfAgent invocation is given: the child's request, its run's agent settings, and the
+ * run tree's allowance it meters against when the run has a token budget (allowance.ts).
+ */
 export interface AgentInvocation {
   readonly request: AgentRequest;
   readonly settings?: AgentSettings;
+  readonly allowance?: { readonly ledger: string; readonly child: string };
 }
 
 export interface ServicesOptions {
@@ -253,7 +261,7 @@ export function createServices(o: ServicesOptions) {
         ctx: restate.ObjectContext,
         input: AgentInvocation,
       ): Promise<AgentResult | BlobRef> => {
-        const { request, settings } = input;
+        const { request, settings, allowance } = input;
         const holder = ctx.key;
         const shard = shardOf(holder, capacities.length);
         const slot = ctx.awakeable();
@@ -268,14 +276,23 @@ export function createServices(o: ServicesOptions) {
         // replay) while the child held its slot, for the same durability point. A large answer is
         // stored first (content-addressed, so a re-run stores the same blob) and only its
         // reference is returned.
-        const result = await toRef(
-          blobs,
-          await runChild(providerFor(settings), request, (stop) =>
+        // Metered against its tree's allowance: asked before each model call, its usage charged
+        // as it spends and at its end (before its result is returned).
+        const meter = allowance ? remoteMeter(o.ingress, allowance) : undefined;
+        const answer = await runChild(
+          providerFor(settings),
+          request,
+          (stop) =>
             // wf stop, or its orchestrator stopping it (wf.stop, a child wall limit): it stops here.
             control.watch(request.runId, (c) => {
               if (c.run === 'stopping' || c.stopped.includes(request.taskId)) stop();
             }),
-          ),
+          meter,
+        );
+        await meter?.end(answer.usage);
+        const result = await toRef(
+          blobs,
+          answer,
           `the answer of ${holder}`,
           undefined,
           request.runId,
@@ -306,6 +323,7 @@ export function createServices(o: ServicesOptions) {
           blobs,
         );
         const agents = providerFor(input.agentSettings);
+        let tree$: SharedAllowance | undefined;
         const backend: ExecutionBackend = {
           name: 'restate',
           openJournal: async (_id, fail) => {
@@ -315,6 +333,8 @@ export function createServices(o: ServicesOptions) {
           agents: createRemoteAgents({
             ingress: o.ingress,
             name: `restate:${agents.name}`,
+            simulated: agents.simulated === true,
+            estimateTokens: agents.estimateTokens?.bind(agents),
             capabilities: agents.capabilities,
             signal: attempt,
             answers: blobs,
@@ -329,6 +349,11 @@ export function createServices(o: ServicesOptions) {
             answers: blobs,
             ...(input.agentSettings ? { agentSettings: input.agentSettings } : {}),
           }),
+          // One budget and one agent count for the run and its nested runs, on any worker.
+          allowance: (tree) => {
+            tree$ = restateAllowance(o.ingress, tree, attempt);
+            return tree$;
+          },
         };
         const engine = createEngine({
           agents,
@@ -373,6 +398,13 @@ export function createServices(o: ServicesOptions) {
           );
         }
         await journal.flushed();
+        // The root run's end is final here: children of its tree still running on workers (a
+        // nested run's, a stopped child's) are refused their next model call.
+        if (tree$ && !input.nested && done.status !== 'completed')
+          await tree$.close({
+            code: done.error?.code ?? 'WF_ENGINE_RUN_STOPPED',
+            message: `the run ${runId} ended ${done.status}: no further model call`,
+          });
         // A large result goes by reference too (awaitRun and a nesting parent fetch it).
         return done.result === undefined
           ? done
@@ -385,7 +417,7 @@ export function createServices(o: ServicesOptions) {
     options: timeouts,
   });
 
-  return [run, agent, journalObject, semaphore, blobObject] as const;
+  return [run, agent, journalObject, semaphore, blobObject, allowanceObject] as const;
 }
 
 /**
@@ -413,11 +445,12 @@ async function runChild(
   agents: AgentProvider,
   request: AgentRequest,
   watch: (stop: () => void) => () => void,
+  meter: AgentMeter | undefined,
 ): Promise<AgentResult> {
   // Failures are data (the engine's AgentResult contract): a thrown launch must not make Restate
   // retry the child forever.
   try {
-    const handle = await agents.start(request, new AbortController().signal);
+    const handle = await agents.start(request, new AbortController().signal, meter);
     let result: AgentResult;
     const unwatch = watch(
       () => void Promise.resolve(handle.stop('stopped by its run')).catch(() => {}),

@@ -1,17 +1,19 @@
 // Simulated agents that log every child start and end to a shared file (one line each, O_APPEND),
 // so tests count children from the agents' side across worker processes.
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
-import { type AgentProvider, createSimulatedAgents } from '@wf/engine';
+import { type AgentProvider, createSimulatedAgents, simulatedTokens } from '@wf/engine';
 
 export function countedAgents(log: string, seed: number, delayMs: number): AgentProvider {
   const inner = createSimulatedAgents({ seed, delayMs });
   return {
     name: inner.name,
+    simulated: true,
     capabilities: inner.capabilities,
-    async start(request, signal) {
+    estimateTokens: simulatedTokens,
+    async start(request, signal, meter) {
       const key = `${request.runId}/${request.taskId}`;
       appendFileSync(log, `start ${key} ${process.pid} ${Date.now()}\n`);
-      const handle = await inner.start(request, signal);
+      const handle = await inner.start(request, signal, meter);
       return {
         ...handle,
         id: handle.id,

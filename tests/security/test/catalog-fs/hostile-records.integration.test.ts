@@ -167,3 +167,46 @@ it('hostile catalog files are listed as invalid and never crash discovery', asyn
   }
   expect(({} as Record<string, unknown>).polluted).toBeUndefined();
 });
+
+it('a stopped run resumes whole: entries over the line limit, and calls that carry wf.runId', async () => {
+  // Each call's input is 200 KB (over this store's 64 KiB line limit) and carries the run id;
+  // before, such lines were stored truncated and the resumed run saw another run id: it diverged.
+  const source = `async function run(wf) {
+    const pad = 'p'.repeat(200000);
+    const a = await wf.runAgent({ name: 'first', prompt: wf.runId + ' first ' + pad });
+    const b = await wf.runAgent({ name: 'second', prompt: wf.runId + ' second ' + pad });
+    return [wf.runId, a.status, b.status, a.text.length];
+  }`;
+  const start = (runId: string) => ({
+    workflow: { manifest, source },
+    trust: 'capability-generated' as const,
+    runId,
+    seed: 3,
+    startTime: 1_700_000_000_000,
+  });
+  const slow = createSimulatedAgents({
+    respond: (r) => ({ delayMs: r.name === 'second' ? 60_000 : 1 }),
+  });
+  const engine = createEngine({ agents: slow, sandbox, recorder: store });
+  const handle = await engine.start(start('run-resume-whole'));
+  for await (const e of handle.events)
+    if (e.type === 'agent-started' && e.data.name === 'second') handle.stop('stopped by the test');
+  expect((await handle.done).status).toBe('stopped');
+  await engine.close();
+  const lines = readFileSync(
+    join(dir, 'project', '.dsh', 'workflow-runs', 'run-resume-whole', 'journal.jsonl'),
+    'utf8',
+  );
+  expect(lines).not.toContain('truncated');
+
+  const reopened = await openRunStore({ project: join(dir, 'project'), maxLineBytes: 64 * 1024 });
+  const agents = createSimulatedAgents();
+  const resumer = createEngine({ agents, sandbox, recorder: reopened });
+  const done = await (await resumer.resume('run-resume-whole', { runId: 'run-resume-whole-2' }))
+    .done;
+  await resumer.close();
+  await reopened.close();
+  expect(done.error).toBeUndefined();
+  expect(done.result).toEqual(['run-resume-whole', 'completed', 'completed', expect.any(Number)]);
+  expect(agents.requests().map((r) => r.name)).toEqual(['second']);
+});
