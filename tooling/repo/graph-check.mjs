@@ -45,6 +45,13 @@ export const ALLOWED = {
 // Private workspaces (tests/*, tooling/*) may use anything; they are never imported.
 const PRIVATE_GROUPS = ['tests', 'tooling'];
 
+// `--layers`: print the allowed imports as JSON and stop, without checking anything: the layer
+// table in docs/ is generated from them (tooling/repo/gen-layers.mjs).
+if (process.argv.includes('--layers')) {
+  process.stdout.write(`${JSON.stringify(ALLOWED)}\n`);
+  process.exit(0);
+}
+
 const readJson = (p) => JSON.parse(readFileSync(p, 'utf8'));
 const problems = [];
 const fail = (where, msg) => problems.push(`${where}: ${msg}`);
