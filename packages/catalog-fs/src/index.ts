@@ -28,6 +28,8 @@ export type {
   CatalogEnv,
   DefaultManifestOptions,
   ListedWorkflowEntry,
+  ListWorkflowsOptions,
+  ShippedWorkflowInfo,
   ShippedWorkflows,
   SourceWorkflowEntry,
   TrustedLocalWorkflowEntry,
@@ -43,6 +45,7 @@ export {
   createWorkflowResolver,
   defaultCatalogRoots,
   defaultManifest,
+  listWorkflows,
   personalCatalogRoot,
 } from './resolve.js';
 export type {
