@@ -89,7 +89,9 @@ function specifiers(text) {
     /\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)/g,
     /\brequire\s*\(\s*['"]([^'"]+)['"]\s*\)/g,
   ];
-  for (const re of patterns) for (const m of code.matchAll(re)) found.add(m[1]);
+  // A `${...}` placeholder is text a script generates (a bundle entry), not an import of its own.
+  for (const re of patterns)
+    for (const m of code.matchAll(re)) if (!m[1].includes('${')) found.add(m[1]);
   return [...found];
 }
 

@@ -1,7 +1,7 @@
 // `wf` start-up cost per verb, as ratios against `node -e 0` measured side by side in this run
 // (rounds interleave every command, so machine load hits all of them alike). Runs the built bin
 // (apps/cli/bin/wf.cjs over the bundle dist/cli/wf.cjs): build first (apps/cli's `build` script,
-// tsc then scripts/bundle.mjs, which its `bench` script runs).
+// tsc then src/startup/bundle.mjs, which its `bench` script runs).
 // Targets (issue 16): simple verbs <= 1.5x `node -e 0`; `wf run` of 5 instant agents <= 2.5x.
 // Two columns: wall-clock medians (what a user feels; on a loaded machine it is mostly waiting for
 // a core) and the children's CPU time per call (Linux /proc cutime+cstime: steadier under load),
@@ -174,7 +174,7 @@ function verbCases(bin: string, label: string): Case[] {
   ];
 }
 
-// The code caches (bin/code-cache.cjs) off, beside the same verbs with them: what they save.
+// The code caches (src/startup/loader.cjs) off, beside the same verbs with them: what they save.
 const CACHES_OFF = { WF_CODE_CACHE: 'off' };
 const cachesOff: Case[] = [
   {

@@ -1,9 +1,9 @@
-// The `wf` program: parses the command line (command-line.ts over the verb table in verbs.ts) and
-// runs one verb. Usage errors exit 2 (1 would read as "found errors"), with the error on stderr
-// and, under --json, one error document on stdout.
+// The `wf` program: parses the command line (../startup/command-line.ts over the verb table in
+// verbs.ts) and runs one verb. Usage errors exit 2 (1 would read as "found errors"), with the
+// error on stderr and, under --json, one error document on stdout.
 import { readFileSync } from 'node:fs';
 import { terminalText } from '@wf/bridge/terminal-text';
-import { type ProgramSpec, parseCommandLine, UsageError } from './command-line.js';
+import { type ProgramSpec, parseCommandLine, UsageError } from '../startup/command-line.js';
 import { STDERR, STDOUT } from './std-output.js';
 import { VERBS } from './verbs.js';
 

@@ -49,7 +49,7 @@ function adminNextTo(ingress: string): string {
 
 export async function workerCommand(ctx: CliContext, options: WorkerOptions): Promise<ExitCode> {
   const ingress = need(options.restate, '--restate');
-  // ES modules outside the CLI's CommonJS bundle (scripts/bundle.mjs): import(), never require()
+  // ES modules outside the CLI's CommonJS bundle (src/startup/bundle.mjs): import(), never require()
   const [{ startRestateWorker }, { createSimulatedAgents }, { createSandbox }] = await Promise.all([
     import('@wf/restate'),
     import('@wf/engine'),

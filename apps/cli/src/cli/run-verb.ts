@@ -75,7 +75,7 @@ export const DEFAULT_SEED = 1;
 type EngineModule = typeof import('@wf/engine');
 
 /**
- * @wf/engine is an ES module outside the CLI's CommonJS bundle (scripts/bundle.mjs): it is loaded
+ * @wf/engine is an ES module outside the CLI's CommonJS bundle (src/startup/bundle.mjs): it is loaded
  * with import(), never require(), and early, so it loads while the catalog and the target resolve.
  */
 function loadEngine(): Promise<EngineModule> {

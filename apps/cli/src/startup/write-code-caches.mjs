@@ -1,7 +1,7 @@
-// Writes the V8 code caches of the CLI's bundles (bin/code-cache.cjs reads them) by running the
+// Writes the V8 code caches of the CLI's bundles (loader.cjs reads them) by running the
 // built bin on a few verbs in a scratch project: a cache made at the end of a real call holds the
 // bytecode of every function that call compiled, not only the top level a bare compile would give.
-// Run by scripts/bundle.mjs after it writes the bundles. `wf run` and `wf resume` read caches made
+// Run by bundle.mjs after it writes the bundles. `wf run` and `wf resume` read caches made
 // by `wf run` (profile "run": the functions of the engine path), the other verbs caches made by
 // plain verbs (profile ""). All are made with V8's default flags, which every reader starts with:
 // V8 rejects a cache made under other flags (the --liftoff-only that `wf run`'s sandbox sets comes
@@ -15,10 +15,11 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const PACKAGE = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+/** apps/cli: this file is src/startup/write-code-caches.mjs. */
+const PACKAGE = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const BIN = join(PACKAGE, 'bin', 'wf.cjs');
 const DIST = join(PACKAGE, 'dist', 'cli');
-const { cachePath } = createRequire(import.meta.url)('../bin/code-cache.cjs');
+const { cachePath } = createRequire(import.meta.url)('./loader.cjs');
 
 /** The verbs run in order, and the caches each writes (bundle file names in dist/cli). */
 export const TRAINING = [
@@ -62,13 +63,13 @@ export function writeCodeCaches() {
       });
       if (out.status !== 0)
         throw new Error(
-          `code-cache.mjs: wf ${step.args.join(' ')} failed: ${out.stderr}${out.stdout}`,
+          `write-code-caches.mjs: wf ${step.args.join(' ')} failed: ${out.stderr}${out.stdout}`,
         );
       for (const name of step.writes) {
         const file = cachePath(join(DIST, name), step.profile);
         const st = statSync(file, { throwIfNoEntry: false });
         if (st === undefined)
-          throw new Error(`code-cache.mjs: wf ${step.args.join(' ')} wrote no ${file}`);
+          throw new Error(`write-code-caches.mjs: wf ${step.args.join(' ')} wrote no ${file}`);
         written.push({ file, bytes: st.size });
       }
     }

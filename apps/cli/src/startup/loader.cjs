@@ -1,20 +1,21 @@
-// V8 code caches for the CLI's bundles (dist/cli/*.cjs): compiling wf.cjs and the lazy bundles
-// is a large part of a short `wf` call, and a code cache turns most of it into deserialising
-// bytecode that V8 already compiled once (issue 16). Node 22 has module.enableCompileCache; Node 20
-// does not, so the bin compiles its own bundles here, through Node's require (require.cache, the
-// module's require and import() are Node's own) with only the compile step changed.
+// The loader of the CLI's bundles (README.md beside this file): which bundles a verb needs,
+// rebuilt in a clone when tsc's output is newer, and compiled with the V8 code caches written at
+// build time, so that most of a short `wf` call's compile becomes deserialising bytecode V8
+// already made once. Node 20 has no module.enableCompileCache, so this module compiles the
+// bundles itself, through Node's require (require.cache, the module's require and import() are
+// Node's own) with only the compile step changed.
 //
-// The caches are written at build time only (scripts/code-cache.mjs runs a few verbs with
+// The caches are written at build time only (write-code-caches.mjs runs a few verbs with
 // WF_WRITE_CODE_CACHE set), next to their bundles, and are as trusted as the bundles: V8 code
 // caches are not safe to load from anyone else, so `wf` never reads one from a shared or user
 // directory. Each cache is bound to its bundle three ways, and is ignored when any fails:
 // - its first line carries the key that ends the bundle (`//# wfCodeCacheKey=`, a SHA-256 of the
-//   bundle's text that scripts/bundle.mjs appends): a rebuilt bundle has a new key;
+//   bundle's text that bundle.mjs appends): a rebuilt bundle has a new key;
 // - it is not older than the bundle (a bundle edited by hand in a clone is newer);
 // - its V8 version and flag hashes are this process's (sameV8; V8 checks them again, with the
 //   source's length, and rejects a mismatch).
-// A missing, stale or foreign cache costs the read of the file and a 0.3-0.5 ms probe: the bundle
-// is then compiled by Node's own compile step, as without this module.
+// A missing, stale or foreign cache costs the read of the file and a small probe: the bundle is
+// then compiled by Node's own compile step, as without this module.
 'use strict';
 const { readFileSync, statSync, writeFileSync, renameSync } = require('node:fs');
 const Module = require('node:module');
@@ -105,8 +106,8 @@ function requireFor(mod) {
  */
 function compileScript(entry, filename, content) {
   const cachedData = readCache(filename, content);
-  // Without a cache this V8 takes, Node's own compile: vm.Script without a cache was slower
-  // (measured: the parser's file 7 ms), so a build for another Node version costs nothing.
+  // Without a cache this V8 takes, Node's own compile: vm.Script without a cache is slower than
+  // Node's compile step, so a build for another Node version costs nothing.
   // Training compiles through vm.Script either way, to write the cache at exit.
   if ((cachedData === undefined || !sameV8(cachedData)) && !training) {
     entry.how = 'node';
@@ -124,10 +125,10 @@ function compileScript(entry, filename, content) {
 
 /**
  * Compiles every bundle given to useCodeCache that is not compiled yet, now, from its cache; each
- * runs later, when it is first required, as usual. For `wf run` and `wf resume` (run.ts), right
- * after their sandbox started its worker thread: that thread then sets V8's --liftoff-only
+ * runs later, when it is first required, as usual. For `wf run` and `wf resume`, right after
+ * their sandbox started its worker thread: that thread then sets V8's --liftoff-only
  * (@wf/sandbox's wasmTierUp), and V8 rejects a cache made under other flags, so a bundle first
- * compiled after that (the parser, ~90 ms after the spawn) would compile from source (25-29 ms).
+ * compiled after that (the parser, well after the spawn) would compile from source.
  * Best effort: a bundle that cannot be read here is compiled when required.
  */
 function precompileBundles() {
@@ -185,7 +186,7 @@ function useCodeCache(files, profile) {
   const write = process.env.WF_WRITE_CODE_CACHE;
   if (write !== undefined) {
     training = true;
-    // Build time (scripts/code-cache.mjs): at exit, the bytecode of every function this call ran.
+    // Build time (write-code-caches.mjs): at exit, the bytecode of every function this call ran.
     const names = new Set(write.split(','));
     process.once('exit', () => {
       for (const [file, entry] of bundles) {
@@ -204,7 +205,7 @@ function useCodeCache(files, profile) {
 }
 
 /**
- * `import()` for the bundles: scripts/bundle.mjs rewrites every import() in them to call this.
+ * `import()` for the bundles: bundle.mjs rewrites every import() in them to call this.
  * A script compiled from a V8 code cache on Node 20 has lost the options Node finds its import()
  * handler by (ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING), so the import runs here, in a module Node
  * compiled itself. A relative specifier is resolved from the bundle (`from`, its file name); a bare
@@ -232,7 +233,72 @@ function usedCodeCache(file) {
   return compiledWith(file) === 'cache';
 }
 
+/** The bundles each verb may load, beside wf.cjs (written together by bundle.mjs). */
+const LAZY = ['sandbox.cjs', 'engine.cjs', 'contract.cjs', 'parser.cjs', 'workflows.cjs'];
+/** Verbs that read only the run store: they need wf.cjs alone. */
+const STORE_VERBS = ['runs', 'show', 'events', 'report', 'delete-run', 'prune', 'help', undefined];
+
+/**
+ * Makes `wf <argv>` ready to run from its bundle (`bundle`, dist/cli/wf.cjs under `root`): in a
+ * clone, bundles again when `tsc -b` ran since the last bundle; refuses (exit 1) an install that
+ * lacks a bundle the verb needs; compiles the bundles with their code caches from now on; for
+ * `run` and `resume`, starts the sandbox's worker thread now, before the bundle is compiled, and
+ * compiles the other bundles before that thread sets V8's --liftoff-only (precompileBundles).
+ * Returns what the bin calls with main()'s promise: `settle` closes a sandbox no verb took.
+ */
+function load(root, bundle, argv) {
+  const { join } = require('node:path');
+  // In a clone, `tsc -b` rewrites tsconfig.tsbuildinfo whenever it builds the CLI or a package it
+  // uses: a bundle older than that is stale (published packages have no buildinfo).
+  const built = statSync(join(root, 'tsconfig.tsbuildinfo'), { throwIfNoEntry: false });
+  const bundled = statSync(bundle, { throwIfNoEntry: false });
+  if (built !== undefined && (bundled === undefined || bundled.mtimeMs < built.mtimeMs)) {
+    process.stderr.write('wf: bundling dist/cli (it changed since the last bundle)\n');
+    const out = require('node:child_process').spawnSync(
+      process.execPath,
+      [join(__dirname, 'bundle.mjs')],
+      { stdio: ['ignore', 'ignore', 'inherit'] },
+    );
+    if (out.status !== 0) process.exit(1);
+  }
+  // The engine and the contract only for the verbs that run or check workflows, the capsule
+  // schemas and shipped workflows for every verb that may read a workflow; the run-store verbs
+  // need neither. Only the verbs that need one pay for looking.
+  const lazy = (name) => join(root, 'dist', 'cli', name);
+  const verb = argv[2];
+  const needs = ['run', 'resume', 'check', 'worker'].includes(verb)
+    ? [bundle, ...LAZY.map(lazy)]
+    : STORE_VERBS.includes(verb)
+      ? [bundle]
+      : [bundle, lazy('workflows.cjs')];
+  const missing = needs.find((file) => statSync(file, { throwIfNoEntry: false }) === undefined);
+  if (missing !== undefined) {
+    process.stderr.write(`wf: ${missing} is missing: this install of @wf/cli is incomplete\n`);
+    process.exit(1);
+  }
+  // `run` and `resume` read the caches a `wf run` trained, the other verbs those plain verbs did.
+  // (`run` and `resume` also ask their sandbox for V8's --liftoff-only: src/cli/run.ts, wasmTierUp.)
+  const runs = verb === 'run' || verb === 'resume';
+  useCodeCache([bundle, ...LAZY.map(lazy)], runs ? 'run' : '');
+  // Not for help or a bare verb: nothing would take the sandbox.
+  const early =
+    runs && argv.length > 3 && !argv.includes('--help') && !argv.includes('-h')
+      ? require('./early-sandbox.cjs')
+      : undefined;
+  if (early !== undefined) {
+    early.startSandbox(lazy('sandbox.cjs'));
+    precompileBundles();
+  }
+  return {
+    /** A usage error leaves the sandbox untaken: closed once booted (its boot holds the process). */
+    settle(done) {
+      if (early !== undefined) done.finally(() => early.closeUntaken());
+    },
+  };
+}
+
 module.exports = {
+  load,
   useCodeCache,
   precompileBundles,
   usedCodeCache,

@@ -1,7 +1,7 @@
 // The command-line layer: parses `wf <verb> [options] <args>` with node:util parseArgs and prints
-// help, so starting `wf` loads no argument library (issue 16: commander alone cost ~55 ms). Help
-// text and usage messages keep the wording and layout users saw before (commander's), so scripts
-// and muscle memory carry over. Nothing here knows a verb: verbs.ts declares them.
+// help, so starting `wf` loads no argument library, whose load alone would cost more than a light
+// verb's whole run. Help text and usage messages follow commander's wording and layout, the
+// convention users know. Nothing here knows a verb: src/cli/verbs.ts declares them.
 import { parseArgs } from 'node:util';
 import { terminalText } from '@wf/bridge/terminal-text';
 

@@ -1,8 +1,8 @@
-// The sandbox of `wf run` and `wf resume`. The bin starts it (its first worker thread) before it
-// compiles and runs the CLI's bundle, so that the thread's boot (~55 ms of Node's own start, on
-// the other core) overlaps that work too, not only the engine's load after it (src/cli/run.ts).
+// The sandbox of `wf run` and `wf resume`. The loader starts it (its first worker thread) before
+// the bin compiles and runs the CLI's bundle, so that the thread's boot (Node's own start, on the
+// other core) overlaps that work too, not only the engine's load after it (src/cli/run.ts).
 // run.ts takes the sandbox started here, or starts one the same way; when no verb takes it (a
-// usage error), the bin closes it.
+// usage error), the loader closes it.
 'use strict';
 
 /** The sandbox startSandbox started and nothing took yet: a Promise<Sandbox>, or undefined. */
@@ -17,12 +17,11 @@ function createRunSandbox(createSandbox) {
   let created;
   try {
     // wasmTierUp false: a short-lived process, where V8's optimizing compiler is still compiling
-    // QuickJS when the run ends and the exit waits for it (measured 2026-12-04, `wf run` of five
-    // instant agents 184 ms longer with V8's default tiering). The cost: CPU-heavy guests run
-    // ~1.7x slower once warm (their CPU limits are unchanged). `wf worker` (long-lived), the
-    // restate verbs and the plugin keep V8's default. So does the training of the code caches
-    // (scripts/code-cache.mjs): a cache made after a flag changed carries the new flags' hash,
-    // and V8 rejects it in every `wf`, which starts with the default flags.
+    // QuickJS when the run ends and the exit waits for it. The cost: CPU-heavy guests run slower
+    // once warm (their CPU limits are unchanged; figures in bench/RESULTS.md). `wf worker`
+    // (long-lived), the restate verbs and the plugin keep V8's default. So does the training of
+    // the code caches (write-code-caches.mjs): a cache made after a flag changed carries the new
+    // flags' hash, and V8 rejects it in every `wf`, which starts with the default flags.
     const training = process.env.WF_WRITE_CODE_CACHE !== undefined;
     created = createSandbox({ wasmTierUp: training });
   } catch (error) {
