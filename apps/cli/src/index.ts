@@ -7,7 +7,6 @@ export {
   CliError,
   EXIT,
   type ExitCode,
-  isCliError,
 } from './cli/errors.js';
 export { main } from './cli/main.js';
 export { type RunReportInput, type RunReportOptions, renderRunReport } from './report/render.js';

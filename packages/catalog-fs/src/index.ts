@@ -14,7 +14,7 @@ export type {
 } from './catalog-types.js';
 export { DEFAULT_CATALOG_LIMITS, openCatalog } from './catalog.js';
 export type { CatalogFsErrorCode, OperationError, Result } from './errors.js';
-export { CATALOG_FS_ERROR_CODES, CatalogFsError, isCatalogFsError } from './errors.js';
+export { CATALOG_FS_ERROR_CODES, CatalogFsError } from './errors.js';
 export type {
   JournalEntryRecord,
   RunCostRecord,

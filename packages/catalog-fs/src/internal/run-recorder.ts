@@ -3,7 +3,7 @@
 import { createHash } from './crypto.js';
 import { constants, promises as fsp } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
-import { CatalogFsCode, CatalogFsError, isCatalogFsError } from '../errors.js';
+import { CatalogFsCode, CatalogFsError } from '../errors.js';
 import type { RunOwner } from '../run-store-types.js';
 import { appendIndex } from './run-index.js';
 import type {
@@ -458,7 +458,7 @@ export async function writeArtifact(
     if (created === undefined)
       throw new CatalogFsError(CatalogFsCode.RunNotFound, `run ${runId} directory is gone`);
   } catch (error) {
-    if (!(isCatalogFsError(error) && error.code === CatalogFsCode.ArtifactExists))
+    if (!(CatalogFsError.is(error) && error.code === CatalogFsCode.ArtifactExists))
       run.artifacts.delete(name);
     throw error;
   }
@@ -543,7 +543,7 @@ export async function finishRun(
   } catch (error) {
     // Still live: the lease tick (or a second finish()) writes the terminal snapshot.
     run.pendingFinish = record;
-    throw isCatalogFsError(error) ? error : ioError(CODES, `finishing run ${runId}`, error);
+    throw CatalogFsError.is(error) ? error : ioError(CODES, `finishing run ${runId}`, error);
   }
   run.pendingFinish = undefined;
   await retireRun(run);
