@@ -3,7 +3,8 @@
 // error on stderr and, under --json, one error document on stdout.
 import { readFileSync } from 'node:fs';
 import { terminalText } from '@wf/bridge/terminal-text';
-import { type ProgramSpec, parseCommandLine, UsageError } from '../startup/command-line.js';
+import { type ProgramSpec, parseCommandLine } from '../startup/command-line.js';
+import { CliError } from './errors.js';
 import { STDERR, STDOUT } from './std-output.js';
 import { VERBS } from './verbs.js';
 
@@ -49,7 +50,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       code = typeof process.exitCode === 'number' ? process.exitCode : 0;
     }
   } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
+    if (!(CliError.is(error) && error.code === 'WF_CLI_USAGE')) throw error;
     code = 2;
     // The message quotes the command line (a word copied from a listing, say); its own "did you
     // mean" is a second line.

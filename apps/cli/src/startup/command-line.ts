@@ -4,6 +4,7 @@
 // convention users know. Nothing here knows a verb: src/cli/verbs.ts declares them.
 import { parseArgs } from 'node:util';
 import { terminalText } from '@wf/bridge/terminal-text';
+import { CliError } from '../cli/errors.js';
 
 export interface OptionSpec {
   /** `--name`, `--name <value>` or `--no-name` (then the option defaults to true). */
@@ -39,8 +40,10 @@ export interface ProgramSpec {
   readonly verbs: readonly VerbSpec[];
 }
 
-/** A usage error: printed as `error: <message>` and exit 2. */
-export class UsageError extends Error {}
+/** A usage error: `WF_CLI_USAGE`, printed as `error: <message>`, exit 2 (src/cli/main.ts). */
+function usage(message: string): CliError {
+  return new CliError('WF_CLI_USAGE', message);
+}
 
 /** What the command line asked for: run a verb, print help or the version. */
 export type Parsed =
@@ -74,7 +77,7 @@ function flagOf(spec: OptionSpec): Flag {
   };
 }
 
-/** Parses `argv` (as in process.argv) against the program; throws UsageError. */
+/** Parses `argv` (as in process.argv) against the program; throws a `WF_CLI_USAGE` CliError. */
 export function parseCommandLine(
   program: ProgramSpec,
   argv: readonly string[],
@@ -88,7 +91,7 @@ export function parseCommandLine(
   if (first === '-h' || first === '--help')
     return { kind: 'help', text: programHelp(program, helpWidth()), toStderr: false, exitCode: 0 };
   // A word quoted from the command line is one line (it may be pasted from a listing).
-  if (first.startsWith('-')) throw new UsageError(`unknown option '${terminalText(first)}'`);
+  if (first.startsWith('-')) throw usage(`unknown option '${terminalText(first)}'`);
   if (first === 'help') {
     const topic = args[1];
     if (topic === undefined)
@@ -114,7 +117,7 @@ function findVerb(program: ProgramSpec, name: string): VerbSpec {
   const verb = program.verbs.find((v) => v.name === name);
   if (verb) return verb;
   const names = [...program.verbs.map((v) => v.name), 'help'];
-  throw new UsageError(`unknown command '${terminalText(name)}'${suggest(name, names)}`);
+  throw usage(`unknown command '${terminalText(name)}'${suggest(name, names)}`);
 }
 
 function parseVerb(
@@ -165,8 +168,7 @@ function parseVerb(
       continue;
     }
     if (flag.takesValue) {
-      if (token.value === undefined)
-        throw new UsageError(`option '${flag.spec.flags}' argument missing`);
+      if (token.value === undefined) throw usage(`option '${flag.spec.flags}' argument missing`);
       options[flag.key] = token.value;
     } else options[flag.key] = !flag.negate;
   }
@@ -179,7 +181,7 @@ function parseVerb(
     };
   if (unknown !== undefined) {
     const candidates = [...flags.map((f) => f.long), '--help'];
-    throw new UsageError(
+    throw usage(
       `unknown option '${terminalText(unknown)}'${unknown.startsWith('--') ? suggest(unknown, candidates) : ''}`,
     );
   }
@@ -189,20 +191,18 @@ function parseVerb(
     if (a.variadic) {
       const rest = positional.slice(next);
       next = positional.length;
-      if (a.required && rest.length === 0)
-        throw new UsageError(`missing required argument '${a.name}'`);
+      if (a.required && rest.length === 0) throw usage(`missing required argument '${a.name}'`);
       values.push(rest);
       continue;
     }
     const value = positional[next];
-    if (value === undefined && a.required)
-      throw new UsageError(`missing required argument '${a.name}'`);
+    if (value === undefined && a.required) throw usage(`missing required argument '${a.name}'`);
     if (value !== undefined) next++;
     values.push(value);
   }
   if (next < positional.length) {
     const n = verb.args.length;
-    throw new UsageError(
+    throw usage(
       `too many arguments for '${verb.name}'. Expected ${n} argument${n === 1 ? '' : 's'} but got ${positional.length}.`,
     );
   }
