@@ -1,4 +1,4 @@
-// @wf/catalog-fs: the crash-safe workflow catalog and run store on disk (DESIGN.md invariants 8-9).
+// @wf/catalog-fs: the crash-safe workflow catalog and run store on disk (invariants 8 and 9).
 export type {
   ArchivedEntry,
   Catalog,

@@ -1,4 +1,4 @@
-// Resolving a workflow name to one entry (DESIGN.md section 4, step 1), the one rule the `wf`
+// Resolving a workflow name to one entry (docs/design.md#one-run-end-to-end, step 1), the one rule the `wf`
 // command and the DSH plugin share: shipped workflows first (passed in, so this package never
 // imports @wf/patterns), then the catalog. Also the default manifest and the catalog roots.
 import { homedir } from 'node:os';
@@ -7,7 +7,7 @@ import type { WorkflowCapsule, WorkflowManifest } from '@wf/bridge';
 import type { Catalog, CatalogEntry, CatalogListing, CatalogScope } from './catalog-types.js';
 import { CatalogFsCode, type OperationError, type Result } from './errors.js';
 
-/** Where a resolved workflow came from (DESIGN.md section 4). */
+/** Where a resolved workflow came from: its origin (docs/design.md#glossary). */
 export type WorkflowSource =
   | 'built-in'
   | 'pattern'
@@ -16,7 +16,7 @@ export type WorkflowSource =
   | 'inline'
   | 'run-snapshot';
 
-/** The trust class a workflow runs under (DESIGN.md section 2). */
+/** The trust class a workflow runs under (docs/design.md#trust-classes). */
 export type WorkflowExecution = 'trusted-package' | 'capability-generated' | 'trusted-local';
 
 /** What a source-based workflow runs: manifest and source, and the rest of a capsule if known. */

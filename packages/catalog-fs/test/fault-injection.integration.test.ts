@@ -1,6 +1,6 @@
 // Fault injection: a child process loops save / replace / rename / delete and appends run events;
 // we SIGKILL it at random moments (>= 200 times; WF_LONG=1 for 1000) and after each kill reopen
-// the catalog and the run store and check every invariant (DESIGN.md invariants 8 and 9).
+// the catalog and the run store and check invariants 8 and 9.
 import { appendFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';

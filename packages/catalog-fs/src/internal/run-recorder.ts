@@ -121,9 +121,9 @@ function batchOf(rest: Buffer | undefined, lines: string[]): Buffer | undefined 
 /**
  * Appends the retried remainder and the new lines in one write loop. On failure returns the
  * unwritten tail, so a retry continues exactly where the kernel stopped (no split, no repeat).
- * Through the thread pool, not writeSync: measured side by side (issue 16), synchronous appends
- * cost less CPU but more wall time on the loaded 2-core machine (the event loop waits for each
- * write(2) instead of overlapping it), and a stalled disk would hold the event loop.
+ * Through the thread pool, not writeSync: synchronous appends cost less CPU but more wall time on
+ * a loaded machine (the event loop waits for each write(2) instead of overlapping it), and a
+ * stalled disk would hold the event loop.
  */
 async function appendOut(handle: FileHandle, buffer: Buffer | undefined): Promise<Appended> {
   if (!buffer) return { wrote: false };
