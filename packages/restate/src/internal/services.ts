@@ -99,7 +99,7 @@ export function createServices(o: ServicesOptions) {
   const begun = new Set<string>();
   const mirror = o.recorder ? retryTolerantMirror(o.recorder, begun) : undefined;
   // Long children and long runs make no Restate command for minutes: without these the server
-  // would suspend, abort and retry them (measured: a 10 s ctx.run never completed at 2 s).
+  // would suspend, abort and retry them, and a child longer than the timeout would never complete.
   const timeouts = {
     inactivityTimeout: o.inactivityTimeoutMs,
     abortTimeout: o.inactivityTimeoutMs,
