@@ -1,5 +1,5 @@
 // `wf worker --restate` and `wf run --engine restate` through the real bin against a real Restate
-// server (issue 15): the worker registers, the run completes on it, and the worker's run store
+// server: the worker registers, the run completes on it, and the worker's run store
 // mirror makes it visible to `wf runs` and `wf show` in the worker's directory. Bad flags exit 2.
 // A hostile guest's result and error reach the terminal only through the sanitizer (invariant 13).
 import type { ChildProcess } from 'node:child_process';

@@ -1,4 +1,4 @@
-// `wf` loads what each verb needs and nothing else (issue 16): the real bin runs with a preload that
+// `wf` loads what each verb needs and nothing else: the real bin runs with a preload that
 // records every module it loads, and each verb is checked against the heavy dependencies it must
 // not pay for. The CLI itself is one CommonJS bundle (dist/cli/wf.cjs, src/startup/bundle.mjs): the
 // light verbs load the bin and the bundle and no other file; the engine, the sandbox and the

@@ -1,5 +1,5 @@
 // `wf worker --restate <ingress>` and `wf run <name> --engine restate --restate <ingress>`
-// (issue 15): a worker serves @wf runs from a Restate server with simulated agents and records
+// (@wf/restate): a worker serves @wf runs from a Restate server with simulated agents and records
 // the runs it executes in this directory's run store (the mirror `wf runs/show/report` read);
 // `run` submits a run to the server and follows it to its end. @wf/restate is loaded only here.
 import { randomUUID } from 'node:crypto';

@@ -400,7 +400,7 @@ async function finishRun(
     for await (const event of handle.events) {
       view?.event(event);
       // The run and its children are over (the engine quiesces before its terminal event) and no
-      // guest runs again: the sandbox's thread ends (~7 ms) while the engine writes the run's
+      // guest runs again: the sandbox's thread ends while the engine writes the run's
       // final record (fsync) and this thread prints the summary.
       if (isTerminalEventType(event.type)) void verbSandbox?.release();
     }
