@@ -10,8 +10,9 @@
 //   case; ours is docs/design.md), "the team brief", a numbered "contract N", "../shared" or a
 //   /work/shared path, spec/SECURITY.md, CONVENTIONS.md, notes/<name>.md;
 // - an issue number ("issue 16", "issues 3 and 4"): the reason belongs there instead.
-// Exported for tooling/repo/test/design-references.test.ts; run directly it prints the problems.
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+// Exported for tooling/repo/test/design-references.test.ts; run directly it prints the problems
+// (`--fix-links` first links the bare invariant citations of Markdown prose).
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -153,8 +154,44 @@ export function findReferenceProblems(root, files = [...textFiles(root)]) {
   return problems;
 }
 
+/**
+ * Links every bare invariant citation in the prose of the Markdown files under `root` to its
+ * anchor in docs/design.md (what `--fix-links` does); code blocks and inline code are left alone.
+ * Returns the files it rewrote.
+ */
+export function linkCitations(root, files = [...textFiles(root)]) {
+  const changed = [];
+  const bare = /(?<!\[)\b(?:DESIGN\.md )?([Ii]nvariants? (\d+)(?:(?:, | and | or |-|–)\d+)*)/g;
+  for (const file of files) {
+    if (!file.endsWith('.md') || file === DESIGN || SELF.has(file)) continue;
+    const text = readFileSync(join(root, file), 'utf8');
+    const rel = relative(dirname(join(root, file)), join(root, DESIGN))
+      .split(sep)
+      .join('/');
+    const link = (_match, cited, n) => `[${cited}](${rel}#invariant-${n})`;
+    const out = text
+      .split(/(^```[\s\S]*?^```)/m)
+      .map((part, i) =>
+        i % 2 === 1
+          ? part
+          : part
+              .split(/(`[^`\n]*`)/)
+              .map((seg, j) => (j % 2 === 1 ? seg : seg.replace(bare, link)))
+              .join(''),
+      )
+      .join('');
+    if (out !== text) {
+      writeFileSync(join(root, file), out);
+      changed.push(file);
+    }
+  }
+  return changed;
+}
+
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+  if (process.argv.includes('--fix-links'))
+    for (const file of linkCitations(root)) process.stdout.write(`references: linked ${file}\n`);
   const problems = findReferenceProblems(root);
   if (problems.length > 0) {
     process.stderr.write(`references: ${problems.length} problem(s)\n  ${problems.join('\n  ')}\n`);

@@ -1,11 +1,11 @@
 // What the repository cites must be in the repository (tooling/repo/references.mjs): every
 // invariant citation has its anchor in docs/design.md, every relative link and anchor exists, and
 // nothing refers to a document outside the repository or to an issue number.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { findReferenceProblems } from '../references.mjs';
+import { findReferenceProblems, linkCitations } from '../references.mjs';
 
 let root = '';
 
@@ -95,5 +95,18 @@ describe('references', () => {
       'packages/a/src/x.ts:5: "issue 16": say the reason, not the issue number',
       'packages/a/src/x.ts:5: "Issues 3": say the reason, not the issue number',
     ]);
+  });
+
+  it('--fix-links links bare citations in Markdown prose, and the result passes', () => {
+    scratch({
+      'packages/a/README.md':
+        '- **One** (invariant 1); (DESIGN.md invariants 1 and 2)\n\n```ts\n// invariant 2\n```\n`invariant 1`\n',
+    });
+    expect(linkCitations(root)).toEqual(['packages/a/README.md']);
+    expect(readFileSync(join(root, 'packages/a/README.md'), 'utf8')).toBe(
+      '- **One** ([invariant 1](../../docs/design.md#invariant-1)); ([invariants 1 and 2](../../docs/design.md#invariant-1))\n\n```ts\n// invariant 2\n```\n`invariant 1`\n',
+    );
+    expect(findReferenceProblems(root)).toEqual([]);
+    expect(linkCitations(root)).toEqual([]);
   });
 });
