@@ -4,9 +4,11 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { findReferenceProblems, linkCitations } from '../references.mjs';
 
+const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 let root = '';
 
 /** A scratch repository with a two-invariant design and the given files. */
@@ -30,6 +32,10 @@ afterEach(() => {
 });
 
 describe('references', () => {
+  it('every citation in the repository resolves inside it', () => {
+    expect(findReferenceProblems(repo)).toEqual([]);
+  });
+
   it('accepts citations with a target, in code and linked in Markdown', () => {
     expect(
       scratch({
