@@ -26,6 +26,7 @@ const PACKAGES = [
   '@wf/engine',
   '@wf/catalog-fs',
   '@wf/patterns',
+  '@wf/report',
   '@wf/dsh-adapter',
   '@wf/restate',
 ];
@@ -37,6 +38,7 @@ export const ALLOWED = {
   '@wf/catalog-fs': [KIT, '@wf/bridge'],
   '@wf/engine': [KIT, '@wf/source-contract', '@wf/sandbox', '@wf/bridge'],
   '@wf/patterns': [KIT, '@wf/bridge'],
+  '@wf/report': [KIT, '@wf/bridge'],
   '@wf/dsh-adapter': [KIT, '@wf/engine', '@wf/bridge'],
   '@wf/restate': [KIT, '@wf/engine', '@wf/sandbox', '@wf/bridge'],
   '@wf/plugin': PACKAGES,

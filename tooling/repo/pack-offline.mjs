@@ -2,9 +2,9 @@
 // Packs one self-contained tarball of the DSH plugin: its @wf dependencies are bundled inside it
 // (`bundleDependencies`), so `dsh plugin add ./wf-plugin-offline.tgz` needs no registry for @wf.
 //
-//   node tooling/repo/pack-offline.mjs [--out <dir>] [--package @wf/plugin]
+//   pnpm pack:plugin [--out <dir>] [--package @wf/plugin]   (or node tooling/repo/pack-offline.mjs)
 //
-// Run after a build (`pnpm build`). Third-party dependencies of the bundled packages are lifted into
+// Run after a build (`pnpm build`). It packs each package with pnpm (see pnpm-command.mjs). Third-party dependencies of the bundled packages are lifted into
 // the tarball's own `dependencies`: the package manager installs them beside the plugin, and Node
 // finds them from the bundled copies by walking up the directory tree, in pnpm's isolated layout as
 // in a hoisted one.
@@ -21,6 +21,7 @@ import {
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { pnpmCommand } from './pnpm-command.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const argValue = (flag, fallback) => {
@@ -76,15 +77,19 @@ try {
     const dest = join(work, 'tarballs');
     mkdirSync(dest, { recursive: true });
     const before = new Set(readdirSync(dest));
-    // the pnpm running this script when there is one (`npx -y pnpm@... pack:plugin` puts no
-    // pnpm on PATH), else the one on PATH
-    const running = process.env.npm_execpath;
-    const [cmd, ...pre] = running && /pnpm/.test(running) ? [process.execPath, running] : ['pnpm'];
-    execFileSync(cmd, [...pre, 'pack', '--pack-destination', dest], {
-      cwd: workspace.get(name).dir,
-      stdio: ['ignore', 'ignore', 'inherit'],
-      env: { ...process.env, pnpm_config_verify_deps_before_run: 'false' },
-    });
+    // the pnpm running this script (a native executable or a JavaScript file), else the one on PATH
+    const [cmd, ...pre] = pnpmCommand();
+    try {
+      execFileSync(cmd, [...pre, 'pack', '--pack-destination', dest], {
+        cwd: workspace.get(name).dir,
+        stdio: ['ignore', 'ignore', 'inherit'],
+        env: { ...process.env, pnpm_config_verify_deps_before_run: 'false' },
+      });
+    } catch (error) {
+      if (error?.code === 'ENOENT')
+        fail(`cannot start pnpm (${cmd}): run this as \`npx -y pnpm@12.4.2 pack:plugin\``);
+      throw error;
+    }
     const made = readdirSync(dest).filter((f) => !before.has(f));
     if (made.length !== 1) fail(`pnpm pack of ${name} produced ${made.length} tarballs`);
     return join(dest, made[0]);

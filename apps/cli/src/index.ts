@@ -9,5 +9,11 @@ export {
   type ExitCode,
 } from './cli/errors.js';
 export { main } from './cli/main.js';
-export { type RunReportInput, type RunReportOptions, renderRunReport } from './report/render.js';
-export { foldRunEvents, type RunModel } from './report/run-model.js';
+// The report's renderer and fold live in @wf/report (the plugin writes the same report).
+export {
+  foldRunEvents,
+  type RunModel,
+  type RunReportInput,
+  type RunReportOptions,
+  renderRunReport,
+} from '@wf/report';

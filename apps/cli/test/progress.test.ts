@@ -2,8 +2,8 @@ import { createEngine, createSimulatedAgents, type HostWorkflowApi } from '@wf/e
 import { describe, expect, it } from 'vitest';
 import { renderProgressFrame } from '../src/progress/frame.js';
 import { createProgressView } from '../src/progress/view.js';
-import { foldRunEvents } from '../src/report/run-model.js';
-import { syntheticEvents } from './fixtures/run-events.js';
+import { foldRunEvents } from '@wf/report';
+import { syntheticEvents } from '../../../packages/report/test/fixtures/run-events.js';
 
 const T0 = 1_760_000_000_000;
 

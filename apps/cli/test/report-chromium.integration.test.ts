@@ -7,8 +7,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { renderRunReport } from '../src/report/render.js';
-import { syntheticEvents } from './fixtures/run-events.js';
+import { renderRunReport } from '@wf/report';
+import { syntheticEvents } from '../../../packages/report/test/fixtures/run-events.js';
 import { artifactPath, type Browser, launchChromium } from './helpers/chromium.js';
 
 let browser: Browser;

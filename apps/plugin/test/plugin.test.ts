@@ -346,7 +346,7 @@ describe('run_workflow', () => {
     const none = harness();
     await expect(
       tool(none, 'run_workflow').execute({ name: 'local-x' }, exec(none)),
-    ).rejects.toThrow(/WF_PLUGIN_CONFIRMATION_REQUIRED/);
+    ).rejects.toThrow(/WF_PLUGIN_CONFIRMATION_REQUIRED.*No option skips this confirmation/);
     const declined = harness({
       questions: async () => ({
         answers: [{ id: 'workflow-trusted-local', selected: ['Cancel'] }],
@@ -422,10 +422,10 @@ describe('/workflow command', () => {
     const started = await say('fan-out-and-synthesize {"request": "q"} --wait');
     expect(started).toMatchObject({
       kind: 'success',
-      text: expect.stringContaining('"status": "completed"'),
+      text: expect.stringMatching(/^Workflow "fan-out-and-synthesize" completed in /),
     });
-    expect((await say('runs')).text).toContain('fan-out-and-synthesize');
-    expect((await say('show')).text).toContain('"status"');
+    expect((await say('runs')).text).toMatch(/^run-\S+ {2}fan-out-and-synthesize {2}completed/);
+    expect((await say('show')).text).toMatch(/^Workflow "fan-out-and-synthesize" completed in /);
   });
 });
 
@@ -440,12 +440,12 @@ describe('/workflow command approval', () => {
   it('approvalMode always asks even for a typed run (the command grant yields to it); a rejection denies', async () => {
     const asks = harness({ approval: 'rejected' });
     const ran = await typed(asks)('fan-out-and-synthesize {"request": "q"} --wait');
-    expect(ran.text).toContain('"status": "completed"');
+    expect(ran.text).toMatch(/^Workflow "fan-out-and-synthesize" completed/);
     expect(asks.approvals).toEqual([]);
 
     const always = harness({ approval: 'rejected', config: { approvalMode: 'always' } });
     const denied = await typed(always)('fan-out-and-synthesize {"request": "q"} --wait');
-    expect(denied.text).toContain('"status": "denied"');
+    expect(denied.text).toMatch(/^Workflow "fan-out-and-synthesize" denied/);
     expect(always.approvals).toEqual([expect.stringContaining('fan-out-and-synthesize')]);
     expect(always.starts).toEqual([]);
   });

@@ -136,6 +136,15 @@ export interface RunFinishRecord {
  */
 export interface RunRecorder {
   begin(run: RunStartRecord): Promise<void>;
+  /**
+   * Optional, for durable backends that re-execute a run after its executor was lost (a worker
+   * restarted in place, another sharing the store): begins the run, or continues recording one
+   * this recorder holds under the same start, appending (`continued: true`). A different run under
+   * the id is refused.
+   */
+  beginOrContinue?(run: RunStartRecord): Promise<{ readonly continued: boolean }>;
+  /** Optional: stops recording a live run without ending it (its executor moved elsewhere). */
+  detach?(runId: string): Promise<void>;
   event(event: RunEvent): void;
   /**
    * `text`, when given, is `JSON.stringify(entry)` as the engine already computed it (to charge

@@ -108,6 +108,17 @@ export interface RunStore extends RunRecorder {
   /** The resolved directory holding the run directories (the partition, if any). */
   readonly root: string;
   begin(run: RunStartRecordShape & { readonly capsule?: unknown }): Promise<void>;
+  /**
+   * Begins the run, or continues one this store holds under the same start (another attempt of
+   * it: a durable backend re-executing it after its executor was lost): its events are appended
+   * after the ones recorded, renumbered; its journal is recorded anew. A different run under the
+   * same id is refused (`WF_CATALOG_RUN_EXISTS`).
+   */
+  beginOrContinue(
+    run: RunStartRecordShape & { readonly capsule?: unknown },
+  ): Promise<{ readonly continued: boolean }>;
+  /** Stops recording a live run without ending it (its executor moved elsewhere). */
+  detach(runId: string): Promise<void>;
   event(event: RunEventRecord): void;
   load(
     runId: string,

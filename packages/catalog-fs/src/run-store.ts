@@ -28,6 +28,7 @@ import {
   updateRun,
   writeArtifact,
 } from './internal/run-recorder.js';
+import { beginOrContinueRun, detachRun } from './internal/run-continue.js';
 import type { RunStore, RunStoreOptions } from './run-store-types.js';
 
 /** Opens (creating) the run store. Recovers stale runs unless `recoverAtOpen: false`. */
@@ -39,6 +40,8 @@ export async function openRunStore(options: RunStoreOptions): Promise<RunStore> 
   const store: RunStore = {
     root: s.basePath,
     begin: (run) => beginRun(s, run),
+    beginOrContinue: (run) => beginOrContinueRun(s, run),
+    detach: (runId) => detachRun(s, runId),
     event: (event) => recordEvent(s, event),
     journal: (runId, entry, text) => recordJournal(s, runId, entry, text),
     artifact: (runId, name, value) => writeArtifact(s, runId, name, value),

@@ -75,6 +75,7 @@ await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', () => r()));
 await registerDeployment(server.admin, `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`);
 
 const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
+const cpu0 = { server: server.cpuMs(), worker: process.cpuUsage() };
 const t0 = performance.now();
 const ids = Array.from({ length: RUNS }, (_, i) => `p-${i}`);
 await Promise.all(
@@ -92,8 +93,12 @@ await Promise.all(
 const dones = await Promise.all(ids.map((id) => awaitRun(server.ingress, id)));
 const wall = performance.now() - t0;
 const children = RUNS * AGENTS;
+const workerCpu = process.cpuUsage(cpu0.worker);
+const serverCpuMs = server.cpuMs() - cpu0.server;
+const workerCpuMs = (workerCpu.user + workerCpu.system) / 1000;
 process.stdout.write(
   `${RUNS} runs x ${AGENTS} instant children, deployment cap 16: ${wall.toFixed(0)} ms wall, ${(wall / children).toFixed(1)} ms per child; statuses ${[...new Set(dones.map((d) => d.status))].join(',')}\n` +
+    `CPU per child (robust under load, unlike wall): server ${(serverCpuMs / children).toFixed(1)} ms, worker (with this proxy) ${(workerCpuMs / children).toFixed(1)} ms\n` +
     'requests (in: server -> worker, by handler; out: worker -> ingress, by path), per child, median and summed duration:\n',
 );
 for (const [k, s] of [...stats].sort()) {

@@ -36,12 +36,21 @@ export async function submitRun(
       'workflow.source must be the workflow source: only source-based workflows run on Restate (trusted-local ones cannot be replayed)',
     );
   }
+  for (const [key, value] of Object.entries(options.limits ?? {})) {
+    if (value !== undefined && (!Number.isSafeInteger(value) || value < 1))
+      throw new RestateBackendError(
+        'WF_RESTATE_INVALID_OPTIONS',
+        `limits.${key} must be a positive integer, got ${JSON.stringify(value)}`,
+      );
+  }
   const submission: RunSubmission = {
     workflow: options.workflow,
     ...(options.args !== undefined ? { args: options.args } : {}),
     trust: options.trust,
     seed: options.seed ?? (Math.random() * 2 ** 31) >>> 0,
     startTime: options.startTime ?? Date.now(),
+    ...(options.limits ? { limits: options.limits } : {}),
+    ...(options.agentSettings ? { agentSettings: options.agentSettings } : {}),
   };
   const what = `submitting run ${options.runId}`;
   const answer = await callPatiently(what, () =>
@@ -51,6 +60,12 @@ export async function submitRun(
       submission,
     ),
   );
+  if (answer.status === 404 && answer.text.includes(RUN_SERVICE)) {
+    throw new RestateBackendError(
+      'WF_RESTATE_NO_WORKER',
+      `${what}: no worker serves the @wf services at ${base} (Restate answered: ${answer.text.slice(0, 200)}); start one with \`wf worker --restate ${base}\``,
+    );
+  }
   const out = parseAnswer<{ invocationId: string }>(what, answer);
   return { runId: options.runId, invocationId: out.invocationId };
 }

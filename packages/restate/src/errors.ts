@@ -5,6 +5,10 @@ import { WfError } from '@wf/errors';
 export const RESTATE_ERROR_CODES = {
   /** The Restate ingress or admin API did not answer (down, restarting past patience, wrong URL). */
   WF_RESTATE_UNREACHABLE: 'WF_RESTATE_UNREACHABLE',
+  /** The URL answers, but not as a Restate ingress (or admin API) does: a wrong port or host. */
+  WF_RESTATE_NOT_RESTATE: 'WF_RESTATE_NOT_RESTATE',
+  /** The Restate server answers, but no worker has registered the @wf services with it. */
+  WF_RESTATE_NO_WORKER: 'WF_RESTATE_NO_WORKER',
   /** Restate answered a request with an error status or an unreadable body. */
   WF_RESTATE_REQUEST_FAILED: 'WF_RESTATE_REQUEST_FAILED',
   /** Worker or submission options are invalid (URL, port, run id, workflow). */

@@ -12,8 +12,12 @@ import type {
   SandboxLike,
 } from '@wf/engine';
 import { RestateBackendError } from './errors.js';
-import { callPatiently, httpJson, parseAnswer } from './internal/http.js';
-import { createServices } from './internal/services.js';
+import { callPatiently, checkUrl, httpJson, parseAnswer } from './internal/http.js';
+
+export { checkUrl };
+import { RUN_SERVICE } from './internal/names.js';
+import { PROBE_PATIENCE_MS, probeAdmin, probeIngress } from './internal/probe.js';
+import { type AgentSettings, createServices } from './internal/services.js';
 
 export interface RestateWorkerOptions {
   /** Ingress URL of the Restate server (`http://127.0.0.1:8080`). */
@@ -22,6 +26,15 @@ export interface RestateWorkerOptions {
   readonly admin?: string;
   /** Runs this worker's children (simulated agents, a DSH provider). */
   readonly agents: AgentProvider;
+  /**
+   * Builds the provider for a run whose submission carries `agentSettings` (the same for every
+   * child of that run, on any worker); without it every run uses `agents`.
+   */
+  readonly agentsFor?: (settings: AgentSettings) => AgentProvider;
+  /** Root directory for `wf.readFile` in the runs this worker executes; without it readFile is refused. */
+  readonly workspace?: string;
+  /** Directories `wf.readFile` never reads (a run store, catalogs), as the engine's `readFile.deny`. */
+  readonly readFileDeny?: readonly string[];
   /** The QuickJS sandbox runs execute in (one per worker, shared by its runs). */
   readonly sandbox: SandboxLike;
   /** The run store mirror (events, journal copy, artifacts) the CLI and report read. */
@@ -68,6 +81,8 @@ export interface RestateWorkerOptions {
 export interface RestateWorker {
   readonly url: string;
   readonly port: number;
+  /** What the worker found worth saying at registration (an unreachable older deployment). */
+  readonly warnings: readonly string[];
   close(): Promise<void>;
 }
 
@@ -100,9 +115,16 @@ export async function startRestateWorker(options: RestateWorkerOptions): Promise
       `answerByReferenceBytes must be a positive integer, got ${String(threshold)}`,
     );
   }
+  // A wrong URL, a server that is down or not Restate: a named error now, not a silent wait.
+  await probeIngress(ingress);
+  const registering = admin !== undefined && options.register !== false;
+  if (registering) await probeAdmin(admin);
   const services = createServices({
     ingress,
     agents: options.agents,
+    ...(options.agentsFor ? { agentsFor: options.agentsFor } : {}),
+    ...(options.workspace ? { workspace: options.workspace } : {}),
+    ...(options.readFileDeny ? { readFileDeny: options.readFileDeny } : {}),
     sandbox: options.sandbox,
     ...(options.recorder ? { recorder: options.recorder } : {}),
     ...(options.limits ? { limits: options.limits } : {}),
@@ -131,17 +153,88 @@ export async function startRestateWorker(options: RestateWorkerOptions): Promise
   });
   const port = (server.address() as AddressInfo).port;
   const url = `http://${host}:${port}`;
-  if (admin && options.register !== false)
-    await registerDeployment(admin, options.advertise ?? url);
-  return {
-    url,
-    port,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  const close = () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+  const warnings: string[] = [];
+  if (registering) {
+    try {
+      const uri = options.advertise ?? url;
+      warnings.push(...(await checkOneAddress(admin, uri, options.advertise === undefined)));
+      await registerDeployment(admin, uri);
+    } catch (e) {
+      // A worker that cannot register serves nobody: it stops listening and says why.
+      await close();
+      throw e;
+    }
+  }
+  return { url, port, warnings, close };
+}
+
+/**
+ * Restate pins a run to the deployment (address) it started on: a run whose worker registered its
+ * own address waits for that address after the worker dies, whatever other workers serve. So a
+ * worker registering its own address is refused while another live deployment serves the @wf
+ * services (put the workers behind one address and register that); a dead one is only reported.
+ */
+async function checkOneAddress(admin: string, uri: string, ownAddress: boolean): Promise<string[]> {
+  const others = (await deploymentsServingRuns(admin)).filter((d) => d.uri !== uri);
+  const warnings: string[] = [];
+  for (const other of others) {
+    if (await answers(other.uri)) {
+      if (!ownAddress) continue;
+      throw new RestateBackendError(
+        'WF_RESTATE_INVALID_OPTIONS',
+        `another worker already serves the @wf services at ${other.uri} (deployment ${other.id}); registering ${uri} as a second deployment gives no failover: Restate pins each run to the address it started on, so a run whose worker dies waits for that address. Put the workers behind one address (a load balancer, see the deploy/ configuration) and register it with advertise, or stop the other worker`,
+      );
+    }
+    warnings.push(
+      `the deployment at ${other.uri} (${other.id}) does not answer: runs that started there wait until a worker listens at that address again`,
+    );
+  }
+  return warnings;
+}
+
+/**
+ * The deployments that serve the @wf services, and whether something answers at each: a run
+ * pinned to one where nothing answers waits until a worker listens there again.
+ */
+export async function deploymentHealth(
+  admin: string,
+): Promise<{ id: string; uri: string; answers: boolean }[]> {
+  const list = await deploymentsServingRuns(checkUrl('admin', admin));
+  return Promise.all(list.map(async (d) => ({ ...d, answers: await answers(d.uri) })));
+}
+
+async function deploymentsServingRuns(admin: string): Promise<{ id: string; uri: string }[]> {
+  const answer = await callPatiently(
+    'listing deployments',
+    () => httpJson('GET', `${admin}/deployments`),
+    undefined,
+    PROBE_PATIENCE_MS,
+  );
+  const list = parseAnswer<{ deployments?: unknown }>('listing deployments', answer).deployments;
+  const out: { id: string; uri: string }[] = [];
+  for (const d of Array.isArray(list) ? list : []) {
+    const { id, uri, services } = d as { id?: unknown; uri?: unknown; services?: unknown };
+    const names = Array.isArray(services)
+      ? services.map((x) => (x as { name?: unknown })?.name)
+      : [];
+    if (typeof id === 'string' && typeof uri === 'string' && names.includes(RUN_SERVICE))
+      out.push({ id, uri: uri.replace(/\/+$/, '') });
+  }
+  return out;
+}
+
+async function answers(uri: string): Promise<boolean> {
+  try {
+    await httpJson('GET', `${uri}/health`, undefined, {}, undefined, 1_000);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Registers (or re-registers) a deployment address with the server's admin API. */
@@ -151,23 +244,8 @@ export async function registerDeployment(admin: string, uri: string): Promise<{ 
     `registering ${uri}`,
     () => httpJson('POST', `${base}/deployments`, { uri, use_http_11: true, force: true }),
     undefined,
-    30_000,
+    // A deployment whose workers are still starting answers 5xx: worth a few more seconds.
+    10_000,
   );
   return parseAnswer<{ id: string }>(`registering ${uri}`, answer);
-}
-
-export function checkUrl(what: string, value: unknown): string {
-  let u: URL | undefined;
-  try {
-    u = typeof value === 'string' ? new URL(value) : undefined;
-  } catch {
-    u = undefined;
-  }
-  if (!u || (u.protocol !== 'http:' && u.protocol !== 'https:')) {
-    throw new RestateBackendError(
-      'WF_RESTATE_INVALID_OPTIONS',
-      `the Restate ${what} URL must be an http(s) URL, got ${JSON.stringify(value)}`,
-    );
-  }
-  return u.toString().replace(/\/+$/, '');
 }

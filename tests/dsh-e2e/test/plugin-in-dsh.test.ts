@@ -3,19 +3,13 @@
 // answering from the script. Every scenario shares one DSH_HOME and working directory so the last
 // test can reload every session the suite wrote through the host's own persistence.
 import { execFileSync } from 'node:child_process';
-import {
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
-import { dirname } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type HostRun, makeSandbox, PLUGIN_ENTRY, runHost, type Sandbox } from './helpers/host.js';
+import { type HostRun, runHost, type Sandbox } from './helpers/host.js';
 import type { ModelServer, RequestView, Script } from './helpers/model-server.js';
+import { anyChild, echo, results, scenario } from './helpers/scripts.js';
+import { readAnswer, readRun } from './helpers/reply.js';
 import { pluginPatch, useHostSuite } from './helpers/suite.js';
 import { FAN_SOURCE } from './helpers/workflows.js';
 
@@ -59,32 +53,12 @@ async function boot(b: Boot): Promise<HostRun & { log: Record<string, unknown>[]
   return { ...run, log };
 }
 
-/** The JSON a tool returned, as the model saw it. */
-const toolJson = (v: RequestView, i = 0): Record<string, unknown> => {
-  const t = v.toolResults[i]?.text ?? '';
-  try {
-    return JSON.parse(t) as Record<string, unknown>;
-  } catch {
-    return { raw: t };
-  }
-};
+/** What a tool returned, as the model saw it (JSON, or a run's readable answer read back). */
+const toolJson = (v: RequestView, i = 0): Record<string, unknown> =>
+  readAnswer(v.toolResults[i]?.text ?? '');
 
-/** The parent's final answer echoes every tool result, so stdout carries what the tools returned. */
-const echo = (v: RequestView) => ({
-  text: `RESULTS ${JSON.stringify(v.toolResults.map((t) => t.text))}`,
-});
-const results = (stdout: string): string[] => {
-  const m = /RESULTS (.*)$/m.exec(stdout);
-  return m?.[1] ? (JSON.parse(m[1]) as string[]) : [];
-};
-const parsed = (stdout: string, i = 0): Record<string, unknown> => {
-  const t = results(stdout)[i] ?? '';
-  try {
-    return JSON.parse(t) as Record<string, unknown>;
-  } catch {
-    return { raw: t };
-  }
-};
+const parsed = (stdout: string, i = 0): Record<string, unknown> =>
+  readAnswer(results(stdout)[i] ?? '');
 
 const FAN_MANIFEST = {
   name: 'e2e-fan-out',
@@ -94,62 +68,6 @@ const FAN_MANIFEST = {
   maxAgents: 3,
   maxConcurrency: 3,
   patterns: ['fan-out-and-synthesize'],
-};
-
-/** Children answer `finding for <angle>`; the parent runs the given tool calls, one per step. */
-function scenario(
-  marker: string,
-  calls: ((v: RequestView) => { name: string; arguments: unknown })[],
-  child?: Script,
-): Script {
-  return (request, v) => {
-    if (!v.userText.includes(marker)) {
-      if (child) return child(request, v);
-      const m = /CHILD-TASK investigate (\w+)/.exec(v.userText);
-      return m ? { text: `finding for ${m[1]}` } : undefined;
-    }
-    const next = calls[v.toolResults.length];
-    return next ? { toolCalls: [next(v)] } : echo(v);
-  };
-}
-
-/** A value satisfying a (DSH-subset) JSON schema: lets any structured child answer. */
-function sample(schema: Record<string, unknown> | undefined): unknown {
-  if (!schema) return null;
-  if (schema.const !== undefined) return schema.const;
-  if (Array.isArray(schema.enum)) return schema.enum[0];
-  if (Array.isArray(schema.oneOf)) return sample(schema.oneOf[0] as Record<string, unknown>);
-  switch (schema.type) {
-    case 'object': {
-      const props = (schema.properties ?? {}) as Record<string, Record<string, unknown>>;
-      const out: Record<string, unknown> = {};
-      for (const k of (schema.required ?? []) as string[]) out[k] = sample(props[k]);
-      return out;
-    }
-    case 'array':
-      return [];
-    case 'string':
-      return 'ok';
-    case 'number':
-    case 'integer':
-      return 1;
-    case 'boolean':
-      return true;
-    default:
-      return 'ok';
-  }
-}
-
-/** A child that answers through `structured_output` when it has one, else with text. */
-const anyChild: Script = (request, v) => {
-  const tool = (request.tools ?? []).find((t) => t.function.name === 'structured_output') as
-    | { function: { name: string; parameters?: Record<string, unknown> } }
-    | undefined;
-  if (tool)
-    return {
-      toolCalls: [{ name: 'structured_output', arguments: sample(tool.function.parameters) }],
-    };
-  return { text: `reviewed: no issues (${v.assistantTurns})` };
 };
 
 const runStoreDir = () => join(sandbox.cwd, '.dsh', 'workflow-runs');
@@ -396,7 +314,11 @@ describe('the plugin in the real DSH host', { timeout: 120_000 }, () => {
       script: scenario('SCENARIO-DENIED', [call]),
     });
     expect(denied.code).toBe(0);
-    expect(parsed(denied.stdout)).toMatchObject({ status: 'denied' });
+    // headless has nobody to answer: the answer names the option that allows the run
+    expect(parsed(denied.stdout)).toMatchObject({
+      status: 'denied',
+      hint: expect.stringContaining('approvalMode: never'),
+    });
     const after = server.requests.filter((r) =>
       JSON.stringify(r.messages).includes('investigate delta'),
     ).length;
@@ -559,7 +481,9 @@ export async function run(wf, args) { return { hello: 'from local', args }; }
     expect(run.code).toBe(0);
     const out = parsed(run.stdout).result as { kind: string; text: string };
     expect(out.kind, out.text).toBe('success');
-    const reply = JSON.parse(out.text) as { status: string; runId: string };
+    expect(out.text).toMatch(/^Review of HEAD: Workflow "scoped-review" completed in /);
+    const reply = readRun(out.text.replace(/^Review of \S+: /, ''));
+    if (!reply) throw new Error(`not a run: ${out.text}`);
     expect(reply.status).toBe('completed');
     const packets = readdirSync(join(sandbox.cwd, '.dsh', 'review-packets'));
     expect(packets).toHaveLength(1);
@@ -609,14 +533,14 @@ export async function run(wf, args) { return { hello: 'from local', args }; }
     });
     expect(run.code).toBe(0);
     const all = results(run.stdout);
-    expect(JSON.parse(all[0] ?? '{}').result).toMatchObject({ kind: 'success' });
+    expect(readAnswer(all[0] ?? '').result).toMatchObject({ kind: 'success' });
     // the grant let the first inline run through with no approval answerer mounted...
-    expect(JSON.parse(all[1] ?? '{}')).toMatchObject({
+    expect(readAnswer(all[1] ?? '')).toMatchObject({
       status: 'completed',
       result: { findings: ['finding for omega'] },
     });
     // ...exactly once: the second inline run is gated normally (and denied in headless)
-    expect(JSON.parse(all[2] ?? '{}')).toMatchObject({ status: 'denied' });
+    expect(readAnswer(all[2] ?? '')).toMatchObject({ status: 'denied' });
     // the request went in as a real user message (it titles the session and shows in chat)
     const last = server.requests
       .filter((r) => JSON.stringify(r.messages).includes('CREATE-REQUEST'))
@@ -686,47 +610,5 @@ export async function run(wf, args) { return { hello: 'from local', args }; }
       'tool-workflow/agent-end',
       'tool-workflow/run-end',
     ]);
-  });
-});
-
-describe('installed as a DSH bundle (what `dsh plugin add` leaves in a profile)', {
-  timeout: 120_000,
-}, () => {
-  it('the package.json `dsh.bundle` patch mounts the plugin with no patch row of ours', async () => {
-    const own = makeSandbox('wf-dsh-bundle-');
-    try {
-      // `dsh plugin add` installs the package into the profile and lists it in `bundles`; the
-      // install itself needs the package on a registry, so the package is linked in place here.
-      const profile = join(own.dshHome, 'profiles', 'headless');
-      mkdirSync(join(profile, 'node_modules', '@wf'), { recursive: true });
-      symlinkSync(dirname(dirname(PLUGIN_ENTRY)), join(profile, 'node_modules', '@wf', 'plugin'));
-      writeFileSync(
-        join(profile, 'package.json'),
-        JSON.stringify({
-          name: 'dsh-profile-headless',
-          private: true,
-          dependencies: {},
-          dsh: {
-            profile: {
-              bundles: ['@deepseek-ai/dsh-base', '@deepseek-ai/dsh-headless', '@wf/plugin'],
-            },
-          },
-        }),
-      );
-      server.setScript(
-        scenario('SCENARIO-BUNDLE', [() => ({ name: 'workflow_list', arguments: {} })]),
-      );
-      const run = await runHost({
-        sandbox: own,
-        modelUrl: server.url,
-        task: 'SCENARIO-BUNDLE',
-        patches: [],
-      });
-      expect(run.stderr).toBe('');
-      expect(run.code).toBe(0);
-      expect(parsed(run.stdout)).toMatchObject({ truncated: false });
-    } finally {
-      own.cleanup();
-    }
   });
 });

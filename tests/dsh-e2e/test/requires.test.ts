@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runHost, type Sandbox } from './helpers/host.js';
 import type { ModelServer, RequestView } from './helpers/model-server.js';
+import { readAnswer } from './helpers/reply.js';
 import { pluginPatch, useHostSuite } from './helpers/suite.js';
 import { FAN_SOURCE } from './helpers/workflows.js';
 
@@ -62,13 +63,7 @@ async function runNamed(marker: string, names: string[], env: Record<string, str
             },
           ],
         };
-      for (const t of v.toolResults) {
-        try {
-          replies.push(JSON.parse(t.text) as Record<string, unknown>);
-        } catch {
-          replies.push({ raw: t.text });
-        }
-      }
+      for (const t of v.toolResults) replies.push(readAnswer(t.text));
       return { text: 'DONE' };
     }
     const m = /CHILD-TASK investigate (\w+)/.exec(v.userText);

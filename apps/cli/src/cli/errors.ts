@@ -16,6 +16,11 @@ export const EXIT = {
   conflict: 4,
   /** Recorded data could not be read: a corrupt or unreadable run directory. */
   corrupt: 5,
+  /**
+   * A service the verb needs did not answer as it should: the Restate server is unreachable, is
+   * not Restate, or has no worker (sysexits' EX_UNAVAILABLE).
+   */
+  unavailable: 69,
   /** A bug in wf itself (the message says so). */
   internal: 70,
   /** Interrupted by Ctrl-C (SIGINT); a run is recorded `stopped`. */
@@ -42,6 +47,7 @@ export const CLI_ERROR_CODES = {
   WF_CLI_RESUME_PROVIDER_MISMATCH: 'WF_CLI_RESUME_PROVIDER_MISMATCH',
   WF_CLI_RUN_CORRUPT: 'WF_CLI_RUN_CORRUPT',
   WF_CLI_INTERRUPTED: 'WF_CLI_INTERRUPTED',
+  WF_CLI_ENGINE_UNAVAILABLE: 'WF_CLI_ENGINE_UNAVAILABLE',
   WF_CLI_INTERNAL: 'WF_CLI_INTERNAL',
 } as const;
 
@@ -65,6 +71,7 @@ export const CLI_EXIT_CODES = {
   WF_CLI_RESUME_PROVIDER_MISMATCH: EXIT.conflict,
   WF_CLI_RUN_CORRUPT: EXIT.corrupt,
   WF_CLI_INTERRUPTED: EXIT.interrupted,
+  WF_CLI_ENGINE_UNAVAILABLE: EXIT.unavailable,
   WF_CLI_INTERNAL: EXIT.internal,
 } as const satisfies Record<CliErrorCode, ExitCode>;
 

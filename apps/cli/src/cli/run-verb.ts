@@ -8,7 +8,7 @@ import { terminalText } from '@wf/bridge/terminal-text';
 import type { Catalog, TrustedLocalModule } from '@wf/catalog-fs';
 import type { Engine, RunDone, RunHandle, SandboxLike } from '@wf/engine';
 import { createProgressView, type ProgressView } from '../progress/view.js';
-import { duration, grouped } from '../report/format.js';
+import { duration, grouped } from '@wf/report';
 import { parseInteger, readArgs } from './args.js';
 import { type CliContext, printJson, printLine, printNote } from './context.js';
 import { CliError, EXIT, type ExitCode } from './errors.js';
@@ -39,6 +39,8 @@ export interface RunOptions {
   /** `restate` submits the run to a Restate server (`--restate <ingress>`) instead. */
   readonly engine?: string;
   readonly restate?: string;
+  /** With --engine restate: the admin API, to say why a run waits (default: port 9070). */
+  readonly admin?: string;
 }
 
 /**
@@ -64,7 +66,7 @@ export function guardLimits(options: {
 }
 
 export const NO_MODEL_NOTE = 'simulated agents: no model is called, no tokens are spent';
-const DEFAULT_DELAY_MS = 400;
+export const DEFAULT_DELAY_MS = 400;
 /**
  * The seed of a run without `--seed`, for the workflow's Math.random and the simulated answers
  * alike. It is recorded in the run's start record and `wf resume` reuses it, so a resumed run
@@ -156,13 +158,22 @@ export async function runCommand(
         'WF_CLI_USAGE',
         `--engine ${options.engine}: use embedded (default) or restate; restate runs source-based workflows only`,
       );
-    return (await import('./restate.js')).runOnRestate(ctx, options.restate, {
-      name: entry.name,
-      workflow,
-      args,
-      trust: entry.execution,
-      ...(seed === undefined ? {} : { seed }),
-    });
+    // A run means the same on both engines: the seed, the children's delay and every limit
+    // travel in the run's start, so whichever worker executes it applies them.
+    return (await import('./restate.js')).runOnRestate(
+      ctx,
+      options.restate,
+      {
+        name: entry.name,
+        workflow,
+        args,
+        trust: entry.execution,
+        seed,
+        delayMs,
+        limits: { ...limits, ...(maxAgents === undefined ? {} : { maxAgents }) },
+      },
+      options.admin,
+    );
   }
 
   const store = await openProjectStore(ctx);
@@ -235,10 +246,7 @@ function simulatedEngine(
   maxAgents: number | undefined,
   sandbox: SandboxLike | undefined,
 ): Engine {
-  const agents = createSimulatedAgents({
-    seed,
-    respond: (request) => ({ delayMs: jitter(delayMs, `${request.taskId}|${seed}`) }),
-  });
+  const agents = simulatedAgents(createSimulatedAgents, seed, delayMs);
   return createEngine({
     agents,
     recorder: store,
@@ -520,6 +528,21 @@ function resultText(result: unknown): string {
     }
   }
   return JSON.stringify(result, null, 2);
+}
+
+/**
+ * The CLI's simulated children for a run's seed and delay: the embedded engine and `wf worker`
+ * build them alike, so a run gives the same answers on both engines.
+ */
+export function simulatedAgents(
+  create: EngineModule['createSimulatedAgents'],
+  seed: number,
+  delayMs: number,
+): ReturnType<EngineModule['createSimulatedAgents']> {
+  return create({
+    seed,
+    respond: (request) => ({ delayMs: jitter(delayMs, `${request.taskId}|${seed}`) }),
+  });
 }
 
 export function jitter(base: number, key: string): number {

@@ -7,8 +7,15 @@ import { join, resolve } from 'node:path';
 import { runSpan } from '@wf/bridge/run-span';
 import { terminalText } from '@wf/bridge/terminal-text';
 import { CatalogFsError, type RunStore } from '@wf/catalog-fs/run-store';
-import { duration, grouped, utcMinute } from '../report/format.js';
-import { foldRunEvents, isRecord, phaseStats } from '../report/run-model.js';
+import {
+  duration,
+  foldRunEvents,
+  grouped,
+  isRecord,
+  phaseStats,
+  renderRunReport,
+  utcMinute,
+} from '@wf/report';
 import { errorText, parseDuration, parseInteger } from './args.js';
 import {
   type CliContext,
@@ -40,24 +47,37 @@ function withReadStore<T>(ctx: CliContext, body: (store: RunStore) => Promise<T>
 
 export async function runsCommand(
   ctx: CliContext,
-  options: { limit?: string; all?: boolean },
+  options: { limit?: string; all?: boolean } & RunSource,
 ): Promise<ExitCode> {
   const limit = options.all
     ? Number.POSITIVE_INFINITY
     : options.limit === undefined
       ? 20
       : parseInteger(options.limit, '--limit', 1);
-  return withReadStore(ctx, async (store) => {
+  const list = async (): Promise<{ runs: readonly Summary[]; total: number }> => {
+    if (options.restate) {
+      const { listRemoteRuns } = await import('./restate-runs.js');
+      const all = await listRemoteRuns(options.restate, options.admin);
+      return { runs: all.slice(0, limit), total: all.length };
+    }
     // One pass: recovery and the listing share one listing of the runs directory and one read of
     // the runs index; then the run.json of the runs it prints, not of every stored run.
-    const recent = await store.listRecent(limit, { recover: true });
+    return withReadStore(ctx, (store) => store.listRecent(limit, { recover: true }));
+  };
+  {
+    const recent = await list();
     const runs = recent.runs.map(summaryRow);
     if (ctx.json) {
       printJson(ctx, { ok: true, runs, total: recent.total });
       return EXIT.ok;
     }
     if (runs.length === 0) {
-      printLine(ctx, 'No runs recorded in this directory yet. Try: wf run fan-out-and-synthesize');
+      printLine(
+        ctx,
+        options.restate
+          ? `No runs recorded on the Restate server at ${options.restate} yet.`
+          : 'No runs recorded in this directory yet. Try: wf run fan-out-and-synthesize',
+      );
       return EXIT.ok;
     }
     const rows = runs.map((r) => [
@@ -79,7 +99,7 @@ export async function runsCommand(
           `wf runs: ${r.runId}: ${terminalText(r.error.code)}: ${terminalText(r.error.message)}`,
         );
     return EXIT.ok;
-  });
+  }
 }
 
 function summaryRow(s: Summary) {
@@ -170,13 +190,32 @@ async function readResult(store: RunStore, runId: string): Promise<{ value: unkn
   }
 }
 
+/** Where a read verb finds runs: this directory's store, or a Restate server's records. */
+interface RunSource {
+  readonly restate?: string;
+  readonly admin?: string;
+}
+
+/** Runs `body` on one run, loaded from this directory's store or (`--restate`) from Restate. */
+async function withRun<T>(
+  ctx: CliContext,
+  target: string,
+  source: RunSource,
+  body: (run: Awaited<ReturnType<typeof loadRun>>) => Promise<T>,
+): Promise<T> {
+  if (source.restate) {
+    const { loadRemoteRun } = await import('./restate-runs.js');
+    return body(await loadRemoteRun(source.restate, source.admin, target));
+  }
+  return withReadStore(ctx, async (store) => body(await loadRun(store, target)));
+}
+
 export async function showCommand(
   ctx: CliContext,
   target: string,
-  options: { agents?: boolean } = {},
+  options: { agents?: boolean } & RunSource = {},
 ): Promise<ExitCode> {
-  return withReadStore(ctx, async (store) => {
-    const run = await loadRun(store, target);
+  return withRun(ctx, target, options, async (run) => {
     const model = foldRunEvents(run.events);
     const snap = run.snapshot;
     const providers = agentProviders(run.events);
@@ -367,11 +406,12 @@ function printAgentSummary(ctx: CliContext, agents: readonly ShownAgent[]): void
 export async function eventsCommand(
   ctx: CliContext,
   target: string,
-  options: { follow?: boolean; after?: string; intervalMs?: string },
+  options: { follow?: boolean; after?: string; intervalMs?: string } & RunSource,
 ): Promise<ExitCode> {
   let after = options.after === undefined ? 0 : parseInteger(options.after, '--after');
   const interval =
     options.intervalMs === undefined ? 200 : parseInteger(options.intervalMs, '--interval-ms', 10);
+  if (options.restate) return remoteEventsCommand(ctx, target, options, after, interval);
   let stopped = false;
   const onSigint = () => {
     stopped = true;
@@ -415,6 +455,44 @@ export async function eventsCommand(
   });
 }
 
+/** `wf events --restate`: the run's durable record, every attempt's events (`--follow`: polled). */
+async function remoteEventsCommand(
+  ctx: CliContext,
+  target: string,
+  source: RunSource & { follow?: boolean },
+  from: number,
+  interval: number,
+): Promise<ExitCode> {
+  const { loadRemoteRun, remoteEvents } = await import('./restate-runs.js');
+  const ingress = source.restate as string;
+  const first = await loadRemoteRun(ingress, source.admin, target);
+  const t0Ref: { t0?: number } = {};
+  const recordedStart = runSpan(first.snapshot).startedAt;
+  if (recordedStart !== undefined) t0Ref.t0 = recordedStart;
+  let stopped = false;
+  const onSigint = () => {
+    stopped = true;
+  };
+  if (source.follow) process.on('SIGINT', onSigint);
+  try {
+    let after = from;
+    for (;;) {
+      const { events, ended } = await remoteEvents(ingress, first.runId, after);
+      for (const event of events) {
+        after = Math.max(after, event.seq);
+        if (ctx.json) ctx.stdout.write(`${JSON.stringify(event)}\n`);
+        else printLine(ctx, eventLine(event, t0Ref));
+      }
+      if (!source.follow || stopped || (ended && events.length === 0)) break;
+      await new Promise((r) => setTimeout(r, interval));
+      if (stopped) break;
+    }
+    return stopped ? EXIT.interrupted : EXIT.ok;
+  } finally {
+    process.off('SIGINT', onSigint);
+  }
+}
+
 function eventLine(
   event: { seq: number; type: string; time: number; data: unknown },
   ref: { t0?: number },
@@ -433,8 +511,15 @@ function eventLine(
 export async function deleteRunCommand(
   ctx: CliContext,
   target: string,
-  options: { force?: boolean },
+  options: { force?: boolean } & RunSource,
 ): Promise<ExitCode> {
+  if (options.restate) {
+    const { deleteRemoteRun } = await import('./restate-runs.js');
+    const released = await deleteRemoteRun(options.restate, options.admin, target);
+    if (ctx.json) printJson(ctx, { ok: true, deleted: target, blobsReleased: released });
+    else printLine(ctx, `deleted run ${target} from Restate (${released} stored answers released)`);
+    return EXIT.ok;
+  }
   const force = options.force === true;
   return withReadStore(ctx, async (store) => {
     const runId = await resolveRunTarget(store, target, { recover: true });
@@ -482,12 +567,9 @@ export async function pruneCommand(
 export async function reportCommand(
   ctx: CliContext,
   target: string,
-  options: { out?: string },
+  options: { out?: string } & RunSource,
 ): Promise<ExitCode> {
-  return withReadStore(ctx, async (store) => {
-    const run = await loadRun(store, target);
-    // The HTML report is loaded by `wf report` only.
-    const { renderRunReport } = await import('../report/render.js');
+  return withRun(ctx, target, options, async (run) => {
     const html = renderRunReport({
       run: { ...run.snapshot, ...(run.result ? { result: run.result.value } : {}) },
       events: run.events,

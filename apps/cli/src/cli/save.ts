@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { type CapsuleDraft, createCapsule, type WorkflowCapsule } from '@wf/bridge';
 import { CatalogFsError } from '@wf/catalog-fs';
-import { isRecord } from '../report/run-model.js';
+import { isRecord } from '@wf/report';
 import { type CliContext, printJson, printLine } from './context.js';
 import { CliError, EXIT, type ExitCode } from './errors.js';
 import { resolveRunTarget, storeError } from './store-error.js';

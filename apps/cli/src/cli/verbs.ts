@@ -26,6 +26,7 @@ Exit codes:
   3    not found (unknown workflow or run id)
   4    conflict (the run is active, the name is taken, the run cannot be resumed)
   5    a corrupt or unreadable run directory
+  69   the Restate server is unreachable, is not Restate, or has no worker
   70   internal error (a bug in wf)
   130  interrupted by Ctrl-C (a run is recorded stopped)
 Every verb takes --json: one JSON document on stdout ({ "ok": ... }), events as JSON Lines.`;
@@ -91,6 +92,17 @@ function simulatedRun(delayHelp: string): OptionSpec[] {
 }
 
 const RUN_ID = required('runId', 'a run id, a display name, or `last`');
+/** The read verbs' other source of runs: a Restate server's durable records. */
+const RESTATE_SOURCE = [
+  opt(
+    '--restate <url>',
+    "read the run's durable record from this Restate ingress (every worker's part of it) instead of this directory",
+  ),
+  opt(
+    '--admin <url>',
+    'with --restate: the admin URL, to list runs (default: the ingress host, port 9070)',
+  ),
+];
 const SCOPE = '--scope <scope>';
 const SCOPE_HELP = 'project or personal (default: wherever the name is found)';
 const str = (p: Positional): string => p as string;
@@ -149,6 +161,10 @@ export const VERBS: readonly VerbSpec[] = [
       opt('--trust-local', 'confirm running a trusted-local catalog module (full Node authority)'),
       opt('--engine <engine>', 'embedded (default) or restate (durable, on a Restate server)'),
       opt('--restate <url>', 'with --engine restate: the Restate ingress URL'),
+      opt(
+        '--admin <url>',
+        'with --engine restate: the admin URL, to say why a run waits (default: the ingress host, port 9070)',
+      ),
       ...simulatedRun(', varied per child'),
     ],
     async (ctx, [workflow], opts) => (await run()).runCommand(ctx, str(workflow), opts),
@@ -163,8 +179,31 @@ export const VERBS: readonly VerbSpec[] = [
         'continue a run recorded with real (DSH) agents on simulated ones; the new run is labelled simulated',
       ),
       ...simulatedRun(' that still has to run'),
+      opt('--restate <url>', 'resume a paused run on this Restate ingress (wf pause) instead'),
     ],
-    async (ctx, [runId], opts) => (await run()).resumeCommand(ctx, str(runId), opts),
+    async (ctx, [runId], opts) =>
+      (opts as { restate?: string }).restate
+        ? (await import('./restate.js')).controlCommand(ctx, str(runId), 'resume', opts)
+        : (await run()).resumeCommand(ctx, str(runId), opts),
+  ),
+  verb(
+    'pause',
+    'pause a run on a Restate server: no child starts until `wf resume --restate` (running ones finish)',
+    [required('runId', 'the run id (wf runs --restate lists them)')],
+    [opt('--restate <url>', 'the Restate ingress URL')],
+    async (ctx, [runId], opts) =>
+      (await import('./restate.js')).controlCommand(ctx, str(runId), 'pause', opts),
+  ),
+  verb(
+    'stop',
+    'stop a run on a Restate server: its children are stopped where they run, the run ends stopped',
+    [required('runId', 'the run id (wf runs --restate lists them)')],
+    [
+      opt('--restate <url>', 'the Restate ingress URL'),
+      opt('--reason <text>', 'recorded as why the run stopped'),
+    ],
+    async (ctx, [runId], opts) =>
+      (await import('./restate.js')).controlCommand(ctx, str(runId), 'stop', opts),
   ),
   verb(
     'list',
@@ -177,7 +216,7 @@ export const VERBS: readonly VerbSpec[] = [
     'runs',
     'list recent runs recorded in this directory (.dsh/workflow-runs)',
     [],
-    [opt('--limit <n>', 'how many (default 20)'), opt('--all', 'every run')],
+    [opt('--limit <n>', 'how many (default 20)'), opt('--all', 'every run'), ...RESTATE_SOURCE],
     async (ctx, _, opts) => (await runs()).runsCommand(ctx, opts),
   ),
   verb(
@@ -189,6 +228,7 @@ export const VERBS: readonly VerbSpec[] = [
         '--agents',
         `list every agent (by default a run with more than ${SHOW_AGENTS_MAX} is summarised per phase)`,
       ),
+      ...RESTATE_SOURCE,
     ],
     async (ctx, [runId], opts) => (await runs()).showCommand(ctx, str(runId), opts),
   ),
@@ -200,6 +240,7 @@ export const VERBS: readonly VerbSpec[] = [
       opt('--follow', 'keep printing new events until the run ends (Ctrl-C to stop)'),
       opt('--after <seq>', 'only events after this sequence number'),
       opt('--interval-ms <ms>', 'poll interval for --follow (default 200)'),
+      ...RESTATE_SOURCE,
     ],
     async (ctx, [runId], opts) => (await runs()).eventsCommand(ctx, str(runId), opts),
   ),
@@ -207,7 +248,7 @@ export const VERBS: readonly VerbSpec[] = [
     'report',
     'write a self-contained HTML timeline of a run',
     [RUN_ID],
-    [opt('--out <file>', 'where to write it (default <runId>.report.html)')],
+    [opt('--out <file>', 'where to write it (default <runId>.report.html)'), ...RESTATE_SOURCE],
     async (ctx, [runId], opts) => (await runs()).reportCommand(ctx, str(runId), opts),
   ),
   verb(
@@ -228,7 +269,14 @@ export const VERBS: readonly VerbSpec[] = [
     'delete-run',
     'delete an ended run (an active run is never deleted)',
     [required('runId', 'a run id')],
-    [opt('--force', 'also delete a stale non-terminal record whose owner is gone')],
+    [
+      opt('--force', 'also delete a stale non-terminal record whose owner is gone'),
+      opt(
+        '--restate <url>',
+        'delete it from this Restate ingress instead: its journal, record and the large answers only it stored',
+      ),
+      opt('--admin <url>', 'with --restate: the admin URL (default: the ingress host, port 9070)'),
+    ],
     async (ctx, [runId], opts) => (await runs()).deleteRunCommand(ctx, str(runId), opts),
   ),
   verb(
@@ -289,7 +337,15 @@ export const VERBS: readonly VerbSpec[] = [
         '--semaphore-shards <n>',
         'split the deployment cap over N semaphore keys: faster child starts, cap still held (default 1)',
       ),
-      opt('--delay-ms <ms>', 'base duration of a simulated child (default 400)'),
+      opt(
+        '--delay-ms <ms>',
+        'base duration of a simulated child for runs that do not carry one (wf run sends its own; default 400)',
+      ),
+      opt(
+        '--workspace <dir>',
+        "root directory for the runs' wf.readFile (default none: readFile is refused)",
+      ),
+      opt('--verbose', 'log every child and the Restate SDK (default: one line per run)'),
     ],
     async (ctx, _, opts) => (await import('./restate.js')).workerCommand(ctx, opts),
   ),

@@ -4,8 +4,7 @@
 // Agent and phase names are untrusted: each passes terminalText (one line) before it is measured,
 // so a name can never move the cursor, recolour the terminal or reorder the line.
 import { terminalText } from '@wf/bridge/terminal-text';
-import { duration, grouped } from '../report/format.js';
-import type { AgentSpan, RunModel } from '../report/run-model.js';
+import { type AgentSpan, duration, grouped, type RunModel } from '@wf/report';
 
 export interface FrameOptions {
   /** Epoch ms "now", for the elapsed time of running agents and of the run. */

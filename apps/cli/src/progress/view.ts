@@ -3,15 +3,16 @@
 // per event that matters, so logs and CI output stay readable and greppable. Every line it writes
 // passes terminalText (invariant 13); its own cursor controls are added after.
 import { terminalText } from '@wf/bridge/terminal-text';
-import { duration, grouped } from '../report/format.js';
 import {
   applyRunEvent,
   createRunModel,
+  duration,
   errorOf,
+  grouped,
   isRecord,
   type RunEventLike,
   type RunModel,
-} from '../report/run-model.js';
+} from '@wf/report';
 import { renderProgressFrame } from './frame.js';
 
 export interface ProgressStream {

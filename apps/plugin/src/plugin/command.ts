@@ -4,8 +4,11 @@
 import type { HostAgent } from '@wf/dsh-adapter';
 import type { CommandInvocation, CommandResult } from './host-context.js';
 import type { Manager } from './manage.js';
+import { interruptedOffer } from './interrupted.js';
 import type { ReviewRunner } from './review.js';
+import { runLine, runText } from './run-text.js';
 import type { WorkflowService } from './service.js';
+import type { RunReply } from './state.js';
 
 export const COMMAND_HELP = `Usage: /workflow <subcommand>
   list                                  runnable workflows
@@ -13,7 +16,9 @@ export const COMMAND_HELP = `Usage: /workflow <subcommand>
   create <request>                      have this agent author and run a workflow
   review [base|sha <hash>] [--wait]     review the git diff with scoped-review
   runs | show [run] | events [run]      inspect runs (default: latest)
-  pause|resume|stop [run]               control a run (default: the active one)
+  report [run]                          write a run's HTML report into the project
+  pause|resume|stop [run]               control a run (default: the active one); resume <run>
+                                        also continues a run DSH interrupted [--wait]
   rerun <run|name> [JSON] [--wait]      run again; resume-run <run> replays a recorded run
   save <run> <name> [project|personal]  save a run's workflow; rename <from> <to>
   delete <run|name> [project|personal]  delete a run, or (with a scope) a saved workflow
@@ -69,6 +74,7 @@ export function createCommandHandler(
   manager: Manager,
   review: ReviewRunner,
 ) {
+  const { commandName, maxResultChars } = service.config;
   const manage = async (
     agent: HostAgent,
     input: Parameters<Manager['manage']>[1],
@@ -76,6 +82,16 @@ export function createCommandHandler(
   ) => {
     const out = await manager.manage(agent, input, signal);
     return out.ok ? ok(out.value) : err(`${out.error.code}: ${out.error.message}`);
+  };
+  /** A verb that starts a run: its reply as readable text (run-text.ts). */
+  const launch = async (
+    agent: HostAgent,
+    input: Parameters<Manager['manage']>[1],
+    signal: AbortSignal,
+  ) => {
+    const out = await manager.manage(agent, input, signal, { typed: true });
+    if (!out.ok) return err(`${out.error.code}: ${out.error.message}`);
+    return ok(runText(out.value as RunReply, maxResultChars));
   };
   return async (inv: CommandInvocation): Promise<CommandResult> => {
     const { agent, signal } = inv;
@@ -106,16 +122,37 @@ export function createCommandHandler(
       case 'review':
         return review.run(agent, words, { wait, signal });
       case 'runs':
-        return manage(agent, { action: 'list' }, signal);
-      case 'show':
+        return ok(await runsText(service, agent, commandName));
+      case 'show': {
+        const found = await service.findRun(agent, words[0]);
+        if (!found.ok) return err(`${found.error.code}: ${found.error.message}`);
+        return ok(runText(service.replyFor(found.run), maxResultChars));
+      }
+      case 'report': {
+        const out = await service.writeReport(agent, words[0]);
+        if (!out.ok) return err(`${out.error.code}: ${out.error.message}`);
+        return ok(
+          `Wrote the report of run ${out.runId}: ${out.path}\n(self-contained HTML: open it in any browser; no script, no network)`,
+        );
+      }
+      case 'resume': {
+        // a run that is not active here (DSH exited under it, or it stopped) continues from its
+        // journal; an active one is un-paused
+        const target = words[0];
+        if (target) {
+          const found = await service.findRun(agent, target);
+          if (found.ok && !service.isActive(found.run.runId))
+            return launch(agent, { action: 'resume-run', target: found.run.runId, wait }, signal);
+        }
+        return manage(agent, { action: 'resume', target }, signal);
+      }
       case 'events':
       case 'pause':
-      case 'resume':
       case 'stop':
         return manage(agent, { action: head, target: words[0] }, signal);
       case 'rerun':
       case 'resume-run':
-        return manage(agent, { action: head, target: words[0], args: json, wait }, signal);
+        return launch(agent, { action: head, target: words[0], args: json, wait }, signal);
       case 'save':
         return manage(
           agent,
@@ -169,10 +206,20 @@ export function createCommandHandler(
           { agent, signal, preApproved: true },
         );
         if (!out.ok) return err(`${out.error.code}: ${out.error.message}`);
-        return ok(
-          out.reply.status === 'running' ? `Started ${head}: ${out.reply.runId}` : out.reply,
-        );
+        return ok(runText(out.reply, maxResultChars));
       }
     }
   };
+}
+
+/** `/workflow runs`: one line per run, newest first, then the offer for interrupted runs. */
+async function runsText(service: WorkflowService, agent: HostAgent, command: string) {
+  const { runs, total } = await service.recentRuns(agent);
+  if (runs.length === 0) return 'No runs yet.';
+  const interrupted = service.interrupted(runs);
+  const cut = new Set(interrupted.map((r) => r.runId));
+  const lines = runs.map((r) => runLine({ ...r, interrupted: cut.has(r.runId) }));
+  if (total > runs.length) lines.push(`(the ${runs.length} newest of ${total} runs)`);
+  const offer = interruptedOffer(interrupted, command);
+  return offer ? `${lines.join('\n')}\n\n${offer}` : lines.join('\n');
 }

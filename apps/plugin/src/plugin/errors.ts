@@ -34,6 +34,8 @@ export const PLUGIN_ERROR_CODES = {
   WF_PLUGIN_RUN_STORE_UNAVAILABLE: 'WF_PLUGIN_RUN_STORE_UNAVAILABLE',
   /** The plugin is being unloaded; no new runs start. */
   WF_PLUGIN_UNLOADING: 'WF_PLUGIN_UNLOADING',
+  /** `/workflow report` could not write the report file (the message names the path). */
+  WF_PLUGIN_REPORT_UNWRITABLE: 'WF_PLUGIN_REPORT_UNWRITABLE',
   /** A package below the plugin refused (catalog, run store, engine): `upstream` holds its code. */
   WF_PLUGIN_UPSTREAM: 'WF_PLUGIN_UPSTREAM',
 } as const;

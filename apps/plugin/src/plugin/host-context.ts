@@ -45,6 +45,12 @@ export interface PluginHost extends AgentEvents {
   readonly subagents: HostSubagents;
   readonly systemPrompt: {
     section(section: { name: string; order: number; text: string }): () => void;
+    /** Dynamic per-request context (rc.8 has it); feature-detected. */
+    context?(context: {
+      name: string;
+      order: number;
+      text: (assembly: { agent?: HostAgent }) => string;
+    }): () => void;
   };
   readonly commands: {
     register(definition: {

@@ -10,7 +10,9 @@ import {
   nativeStopReason,
   startJob,
 } from '@wf/dsh-adapter';
-import type { RunHandle, WorkflowInput } from '@wf/engine';
+import type { ApprovalDecision, Approver, RunHandle, WorkflowInput } from '@wf/engine';
+import { agentCounts, foldRunEvents } from '@wf/report';
+import type { PluginConfig } from './config.js';
 import { PluginError } from './errors.js';
 import { nativeWriter, projectOf } from './project.js';
 import {
@@ -19,6 +21,7 @@ import {
   ownToolNames,
   PLUGIN_NAME,
   type Project,
+  type RunAgentCounts,
   type RunOutcome,
   type RunReply,
   type RunSummary,
@@ -27,6 +30,7 @@ import {
   type StartContext,
   type StartInput,
 } from './state.js';
+import { capped, runText, valueText } from './run-text.js';
 import { confirmAndImport } from './trusted-local.js';
 import { resolveInput } from './workflows.js';
 
@@ -81,13 +85,15 @@ export async function startRun(
     pluginName: PLUGIN_NAME,
     maxChildModelCalls: config.maxChildModelCalls,
   });
-  const approver = createDshApprover({
-    approval: services.approval,
-    sandboxPolicy: services.sandboxPolicy,
-    agent,
-    mode: context.preApproved && config.approvalMode !== 'always' ? 'never' : config.approvalMode,
-    toolName: config.runToolName,
-  });
+  const approver = gateWatch(
+    createDshApprover({
+      approval: services.approval,
+      sandboxPolicy: services.sandboxPolicy,
+      agent,
+      mode: context.preApproved && config.approvalMode !== 'always' ? 'never' : config.approvalMode,
+      toolName: config.runToolName,
+    }),
+  );
   project.router.bind(runId, {
     agents,
     approver,
@@ -157,14 +163,17 @@ export async function startRun(
       code: typeof e.code === 'string' ? e.code : 'WF_PLUGIN_START_FAILED',
       message: typeof e.message === 'string' ? e.message : String(error),
     };
-    return { ok: true, reply: { runId, status: 'failed', error: summary.error } };
+    return { ok: true, reply: replyOf(summary, summary) };
   }
   mirrorEvents(handle, summary);
   const settled = settle(handle).then((d) => {
     summary.status = d.status;
     summary.endedAt = Date.now();
     if (d.result !== undefined) summary.result = d.result;
-    if (d.error) summary.error = { ...d.error };
+    if (d.error) {
+      const hint = d.status === 'denied' ? denialHint(approver.lastOutcome(), config) : undefined;
+      summary.error = { ...d.error, ...(hint ? { hint } : {}) };
+    }
     native.runEnd(runId, nativeStopReason(d.status));
     project.router.unbind(runId);
     state.active.delete(runId);
@@ -172,13 +181,21 @@ export async function startRun(
   });
   state.active.set(runId, { handle, done: settled, summary });
 
+  const onAbort = () => handle.stop('the calling tool call was cancelled');
+  if (context.signal.aborted) onAbort();
+  else context.signal.addEventListener('abort', onAbort, { once: true });
   if (input.wait !== false) {
-    const onAbort = () => handle.stop('the calling tool call was cancelled');
-    if (context.signal.aborted) onAbort();
-    else context.signal.addEventListener('abort', onAbort, { once: true });
-    const d = await settled;
+    await settled;
     context.signal.removeEventListener('abort', onAbort);
-    return { ok: true, reply: replyOf(summary, d) };
+    return { ok: true, reply: replyOf(summary, summary) };
+  }
+  // A background run is approved while its call is still open: DSH asks approvals inside a tool
+  // call's turn, and once the call has answered nobody can be asked (the run would be denied).
+  const gate = await Promise.race([approver.decided, settled.then(() => undefined)]);
+  context.signal.removeEventListener('abort', onAbort);
+  if (gate === undefined || gate !== 'allowed') {
+    await settled;
+    return { ok: true, reply: replyOf(summary, summary) };
   }
 
   const job = startJob(services.jobs, {
@@ -189,15 +206,16 @@ export async function startRun(
     done: settled.then((d) => ({
       status: d.status === 'completed' ? 'completed' : d.status === 'stopped' ? 'killed' : 'failed',
       detail: d.error ? `${d.error.code}: ${d.error.message}` : d.status,
-      output: renderResult(state, d.result),
+      output: runText(replyOf(summary, summary), config.maxResultChars),
     })),
-    readOutput: () => (summary.result === undefined ? '' : renderResult(state, summary.result)),
+    readOutput: () => runText(replyOf(summary, summary), config.maxResultChars),
   });
   if (job.ok) summary.jobId = job.jobId;
   return {
     ok: true,
     reply: {
       runId,
+      workflow: summary.workflow,
       status: summary.status,
       ...(summary.resumedFrom ? { resumedFrom: summary.resumedFrom } : {}),
       ...(job.ok
@@ -207,6 +225,22 @@ export async function startRun(
           }),
     },
   };
+}
+
+/** An approver that also tells when its decision is made (`decided`), whatever the decision. */
+function gateWatch<A extends Approver>(approver: A): A & { decided: Promise<ApprovalDecision> } {
+  let decide: (decision: ApprovalDecision) => void = () => {};
+  const decided = new Promise<ApprovalDecision>((resolve) => {
+    decide = resolve;
+  });
+  return Object.assign(Object.create(approver) as A, {
+    decided,
+    async request(request: Parameters<A['request']>[0], signal: AbortSignal) {
+      const decision = await approver.request(request, signal).catch(() => 'unavailable' as const);
+      decide(decision);
+      return decision;
+    },
+  });
 }
 
 /** Keeps the summary's events and paused/running status current; the outcome comes from `done`. */
@@ -241,23 +275,53 @@ function settle(handle: RunHandle): Promise<RunOutcome> {
   );
 }
 
-function replyOf(summary: RunSummary, d: RunOutcome): RunReply {
+/** The run as its caller sees it: status, name, duration, agents by outcome, result, error. */
+export function replyOf(summary: RunSummary, d: RunOutcome | RunSummary): RunReply {
   return {
     runId: summary.runId,
+    workflow: summary.workflow,
     status: d.status,
+    ...(summary.endedAt !== undefined && d.status !== 'running' && d.status !== 'paused'
+      ? { durationMs: Math.max(0, summary.endedAt - summary.startedAt) }
+      : {}),
+    agents: countAgents(summary),
+    ...(summary.jobId ? { jobId: summary.jobId } : {}),
     ...(summary.resumedFrom ? { resumedFrom: summary.resumedFrom } : {}),
     ...(d.result !== undefined ? { result: d.result } : {}),
     ...(d.error ? { error: { ...d.error } } : {}),
   };
 }
 
+/** The run's children by outcome, from its event log (the run report's own count). */
+export function countAgents(summary: Pick<RunSummary, 'events'>): RunAgentCounts {
+  const model = foldRunEvents(summary.events);
+  return { total: model.agents.length, ...agentCounts(model) };
+}
+
+/**
+ * What would have let a denied run start, named by the option that controls it: headless DSH has
+ * no approval prompt at all, so there the answer is `approvalMode`, not "ask again".
+ */
+export function denialHint(outcome: string | undefined, config: PluginConfig): string | undefined {
+  const row = "the wf-workflows row of the profile's cordis.patch.yml";
+  if (outcome === 'unavailable')
+    return `nothing in this DSH session can answer an approval prompt (headless DSH has none), so every run that needs approval is denied. To run inline and local workflows here unasked, set approvalMode: never on ${row} (README, "Use it in DSH"); full-access sessions (DSH_PERMISSION_MODE=danger-full-access) are never asked.`;
+  if (outcome === 'rejected' || outcome === 'cancelled')
+    return `the approval was ${outcome}. Which runs ask is approvalMode (now ${config.approvalMode}) on ${row}: never runs them unasked, always asks for every run.`;
+  return undefined;
+}
+
+/** The run tool's answer: a reply as readable text (run-text.ts); anything else as JSON text. */
 export function renderResult(state: ServiceState, value: unknown): string {
-  let text: string;
-  try {
-    text = typeof value === 'string' ? value : (JSON.stringify(value, null, 2) ?? 'null');
-  } catch {
-    text = String(value);
-  }
   const max = state.config.maxResultChars;
-  return text.length > max ? `${text.slice(0, max)}\n… (truncated at ${max} characters)` : text;
+  return isReply(value) ? runText(value, max) : capped(valueText(value), max);
+}
+
+function isReply(value: unknown): value is RunReply {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { runId?: unknown }).runId === 'string' &&
+    typeof (value as { status?: unknown }).status === 'string'
+  );
 }

@@ -129,8 +129,18 @@ export class Manager {
     }
   }
 
-  async manage(agent: HostAgent, input: ManageInput, signal: AbortSignal): Promise<ManageResult> {
+  /**
+   * `typed`: the user typed the verb (`/workflow rerun|resume-run|resume`), explicit intent that
+   * counts as approval, as for `/workflow <name>` (approvalMode `always` still asks).
+   */
+  async manage(
+    agent: HostAgent,
+    input: ManageInput,
+    signal: AbortSignal,
+    options: { typed?: boolean } = {},
+  ): Promise<ManageResult> {
     const s = this.service;
+    const preApproved = options.typed === true;
     const view = (r: Awaited<ReturnType<WorkflowService['listRuns']>>[number], full = false) => {
       // The run's own recorded times (bridge runSpan), as the CLI prints them: a stored run's
       // snapshot, a run of this process its workflow-started and terminal events.
@@ -214,6 +224,7 @@ export class Manager {
         const out = await s.rerun(agent, input.target, input.args, {
           agent,
           signal,
+          preApproved,
           wait: input.wait ?? true,
         });
         return out.ok ? { ok: true, value: out.reply } : out;
@@ -223,6 +234,7 @@ export class Manager {
         const out = await s.resumeRun(agent, input.target, {
           agent,
           signal,
+          preApproved,
           wait: input.wait ?? true,
         });
         return out.ok ? { ok: true, value: out.reply } : out;
@@ -272,6 +284,12 @@ export class Manager {
       }
       case 'prune':
         return { ok: true, value: { pruned: await s.prune(agent, input.keep ?? 100) } };
+      case 'report': {
+        const out = await s.writeReport(agent, input.target);
+        return out.ok
+          ? { ok: true, value: { runId: out.runId, path: out.path, bytes: out.bytes } }
+          : out;
+      }
       case 'archived': {
         // Archived versions (replaced, renamed, deleted), newest first; `target` filters by name.
         const c = await s.catalogOp(agent);

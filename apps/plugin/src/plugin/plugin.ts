@@ -45,6 +45,7 @@ export function apply(
     order: PROMPT_SECTION_ORDER,
     text: promptSection(config, nativeHidden),
   });
+  service.noticeInterrupted();
   ctx.commands.register({
     name: config.commandName,
     description: 'Run and manage multi-agent workflows (/workflow help)',

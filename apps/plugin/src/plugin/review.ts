@@ -2,6 +2,7 @@
 import { execFile } from 'node:child_process';
 import type { HostAgent } from '@wf/dsh-adapter';
 import type { CommandResult } from './host-context.js';
+import { runText } from './run-text.js';
 import type { WorkflowService } from './service.js';
 
 export interface ReviewRunner {
@@ -68,10 +69,7 @@ export function createReviewRunner(service: WorkflowService): ReviewRunner {
       if (!out.ok) return { kind: 'error', text: `${out.error.code}: ${out.error.message}` };
       return {
         kind: 'success',
-        text:
-          out.reply.status === 'running'
-            ? `Reviewing ${diff.range}: ${out.reply.runId}`
-            : JSON.stringify(out.reply, null, 2),
+        text: `Review of ${diff.range}: ${runText(out.reply, service.config.maxResultChars)}`,
       };
     },
   };

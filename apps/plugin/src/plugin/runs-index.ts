@@ -50,12 +50,20 @@ function storedSummary(s: StoredRun, cwd: string): RunSummary | undefined {
  * `limit` (or every stored run with `'all'`, which reads each run.json). `total` counts every
  * run once, stored or live, so a caller can say how many were left out.
  */
-export async function recentRuns(
+export function recentRuns(
   state: ServiceState,
   agent: HostAgent,
   limit: number | 'all' = RECENT_RUNS,
 ): Promise<{ runs: RunSummary[]; total: number }> {
-  const cwd = cwdOf(agent);
+  return recentRunsAt(state, cwdOf(agent), limit);
+}
+
+/** `recentRuns` of the project in `cwd` (no agent needed: the plugin reads it at load). */
+export async function recentRunsAt(
+  state: ServiceState,
+  cwd: string,
+  limit: number | 'all' = RECENT_RUNS,
+): Promise<{ runs: RunSummary[]; total: number }> {
   const live = [...state.runs.values()].filter((r) => r.cwd === cwd);
   const seen = new Set(live.map((r) => r.runId));
   const { store } = await projectOf(state, cwd);

@@ -6,8 +6,10 @@ import type { ShippedWorkflows } from '@wf/catalog-fs';
 import type { HostAgent } from '@wf/dsh-adapter';
 import type { PluginConfig } from './config.js';
 import type { OptionalServices, PluginHost } from './host-context.js';
-import { renderResult, startRun } from './launch.js';
+import { EXIT_STOP_REASON, pendingAmong, registerInterruptedNotice } from './interrupted.js';
+import { renderResult, replyOf, startRun } from './launch.js';
 import { rerun, resumeRun, saveRun } from './lineage.js';
+import { writeRunReport } from './report.js';
 import { startReview } from './review-run.js';
 import {
   controlRun,
@@ -58,6 +60,11 @@ export class WorkflowService {
     return renderResult(this.state, value);
   }
 
+  /** A run as a reply (status, duration, agents, result, error), to show it like a finished call. */
+  replyFor(run: Parameters<typeof replyOf>[0]) {
+    return replyOf(run, run);
+  }
+
   listRuns(agent: HostAgent) {
     return listRuns(this.state, agent);
   }
@@ -65,6 +72,25 @@ export class WorkflowService {
   /** The newest runs (this process's and the run store's newest, via its index) and a count. */
   recentRuns(agent: HostAgent) {
     return recentRuns(this.state, agent);
+  }
+
+  /** Among `runs`, those DSH cut short (it exited) that no later run continues. */
+  interrupted(runs: Parameters<typeof pendingAmong>[0]) {
+    return pendingAmong(runs, this.state);
+  }
+
+  /** Writes the run's HTML report into the project; resolves to its path. */
+  writeReport(agent: HostAgent, target: string | undefined) {
+    return writeRunReport(this.state, agent, target);
+  }
+
+  /** Tells the model, per request, about runs DSH cut short (see interrupted.ts). */
+  noticeInterrupted(): () => void {
+    return registerInterruptedNotice(this.state);
+  }
+
+  isActive(runId: string): boolean {
+    return this.state.active.has(runId);
   }
 
   findRun(agent: HostAgent, target: string | undefined, prefer?: 'active' | 'latest') {
@@ -121,7 +147,8 @@ export class WorkflowService {
     const state = this.state;
     state.closed = true;
     const live = [...state.active.values()];
-    for (const r of live) r.handle.stop('the workflow plugin is unloading');
+    // recorded as cut short by DSH, so the next session offers to resume them
+    for (const r of live) r.handle.stop(EXIT_STOP_REASON);
     await Promise.allSettled(live.map((r) => r.done));
     const projects = await Promise.allSettled([...state.projects.values()]);
     for (const p of projects) {

@@ -50,12 +50,29 @@ export interface RunSummary {
 
 export interface RunReply {
   readonly runId: string;
+  /** The workflow's name (the manifest's, or the catalog entry's). */
+  readonly workflow?: string;
   readonly status: RunSummary['status'];
+  /** From start to end; absent while running. */
+  readonly durationMs?: number;
+  /** The run's children by outcome, as the run report counts them. */
+  readonly agents?: RunAgentCounts;
   readonly result?: unknown;
-  readonly error?: { code: string; message: string };
+  /** `hint` names what would have allowed a denied run (an option, a mode). */
+  readonly error?: { code: string; message: string; hint?: string };
   readonly jobId?: string;
   readonly note?: string;
   readonly resumedFrom?: { readonly runId: string; readonly at: number };
+}
+
+export interface RunAgentCounts {
+  readonly total: number;
+  readonly completed: number;
+  /** Replayed from the journal on a resume (counted as completed in the summary line). */
+  readonly cached: number;
+  readonly failed: number;
+  readonly stopped: number;
+  readonly running: number;
 }
 
 /** The one failure shape of the kit: `{ ok: false, error: { code, message, hint? } }`. */

@@ -83,6 +83,7 @@ export const MANAGE_ACTIONS = [
   'revise',
   'archived',
   'restore',
+  'report',
 ] as const;
 
 export const ManageArgs = v.strictObject({

@@ -28,7 +28,7 @@ export async function confirmAndImport(
       'WF_PLUGIN_CONFIRMATION_REQUIRED',
       confirmed.reason === 'declined'
         ? `trusted-local workflow "${entry.name}" was not confirmed; nothing ran`
-        : `trusted-local workflow "${entry.name}" needs your confirmation, but nothing here can answer questions (${confirmed.message}); nothing ran`,
+        : `trusted-local workflow "${entry.name}" needs your confirmation, but nothing here can answer questions (${confirmed.message}); nothing ran. No option skips this confirmation (the file runs with your full authority): run it where DSH can ask, such as its web UI`,
     );
   // Looked up again after the question: the file may have changed or gone while the user read it.
   const catalog = await catalogOf(state, cwdOf(agent));

@@ -54,10 +54,18 @@ export interface TestHostOptions {
   readonly linkParent?: boolean;
 }
 
+/** A dynamic prompt context the plugin registered: `text` is evaluated per model request. */
+export interface TestContext {
+  readonly name: string;
+  readonly order: number;
+  text(assembly: { agent?: HostAgent }): string;
+}
+
 export interface TestHost {
   readonly ctx: PluginHost;
   readonly tools: Map<string, ToolDefinition>;
   readonly sections: { name: string; order: number; text: string }[];
+  readonly contexts: TestContext[];
   readonly commands: Map<string, CommandHandler>;
   readonly parent: HostAgent;
   readonly parentSession: Session;
@@ -70,6 +78,7 @@ export function createTestHost(options: TestHostOptions): TestHost {
   const { cwd } = options;
   const tools = new Map<string, ToolDefinition>();
   const sections: { name: string; order: number; text: string }[] = [];
+  const contexts: TestContext[] = [];
   const commands = new Map<string, CommandHandler>();
   let disposer: (() => unknown) | undefined;
   const parentSession = store.create(undefined, { meta: { cwd } });
@@ -150,6 +159,10 @@ export function createTestHost(options: TestHostOptions): TestHost {
         sections.push(s);
         return () => {};
       },
+      context(c) {
+        contexts.push(c);
+        return () => {};
+      },
     },
     commands: {
       register(def) {
@@ -170,6 +183,7 @@ export function createTestHost(options: TestHostOptions): TestHost {
     ctx,
     tools,
     sections,
+    contexts,
     commands,
     parent,
     parentSession,

@@ -73,6 +73,37 @@ export interface LiveRun {
   pendingFinish: RunFinishRecordShape | undefined;
   /** Set when the run leaves LIVE (finish or the store's close). */
   retired: boolean;
+  /**
+   * Added to each event's seq: a continued run (another attempt of it, `beginOrContinue`) numbers
+   * its events from 1 again, after the ones already in events.jsonl.
+   */
+  seqOffset: number;
+  /** What makes two starts the same run (`startIdentity`): a continuation must match it. */
+  identity: string;
+}
+
+/**
+ * What a run is, as far as continuing it goes: the same workflow, source, args, seed and
+ * logical start time is the same run (another attempt of it); anything else under that id is not.
+ */
+export function startIdentity(run: {
+  readonly workflow?: unknown;
+  readonly trust?: unknown;
+  readonly manifest?: unknown;
+  readonly source?: unknown;
+  readonly args?: unknown;
+  readonly seed?: unknown;
+  readonly startTime?: unknown;
+}): string {
+  return JSON.stringify([
+    run.workflow ?? null,
+    run.trust ?? null,
+    run.manifest ?? null,
+    run.source ?? null,
+    run.args ?? null,
+    run.seed ?? null,
+    run.startTime ?? null,
+  ]);
 }
 
 export function checkRunId(runId: unknown): asserts runId is string {

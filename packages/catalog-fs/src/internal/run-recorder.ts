@@ -25,6 +25,7 @@ import {
   RESERVED,
   requireBase,
   type RunStoreState,
+  startIdentity,
 } from './run-layout.js';
 import {
   errno,
@@ -217,6 +218,73 @@ export function scheduleFlush(s: RunStoreState, run: LiveRun): void {
   setImmediate(() => void flushRun(s, run, false));
 }
 
+/**
+ * Makes a run live in this process: its buffers, and the lease that marks the record as owned
+ * (renewed while live, so a record whose owner stopped renewing is stale).
+ */
+export function goLive(
+  s: RunStoreState,
+  key: string,
+  runId: string,
+  snapshot: Record<string, unknown>,
+  events: FileHandle,
+  journal: FileHandle,
+  identity: string,
+  seqOffset: number,
+): LiveRun {
+  const live: LiveRun = {
+    key,
+    runId,
+    snapshot,
+    events,
+    journal,
+    eventBuf: [],
+    journalBuf: [],
+    eventRest: undefined,
+    journalRest: undefined,
+    chain: Promise.resolve(),
+    flushScheduled: false,
+    retired: false,
+    lastFsync: Date.now(),
+    unsynced: false,
+    fsyncTimer: undefined,
+    snapshotTimer: undefined,
+    leaseTimer: undefined,
+    snapshotChain: Promise.resolve(),
+    artifacts: new Set(),
+    writeError: undefined,
+    pendingFinish: undefined,
+    seqOffset,
+    identity,
+  };
+  live.leaseTimer = setInterval(
+    () => {
+      // Loses nothing: once space returns, the buffered lines and a failed finish land.
+      if (live.pendingFinish) {
+        void finishRun(s, live.runId, live.pendingFinish).catch(() => undefined);
+        return;
+      }
+      if (live.writeError !== undefined) void flushRun(s, live, true);
+      live.snapshot.owner = ownerNow(s);
+      void persistSnapshot(s, live);
+    },
+    Math.max(10, Math.floor(s.leaseMs / 3)),
+  );
+  live.leaseTimer.unref();
+  LIVE.set(key, live);
+  return live;
+}
+
+/** This process as a run's owner, its lease running from now. */
+export function ownerNow(s: RunStoreState): RunOwner {
+  return {
+    pid: process.pid,
+    token: processToken(),
+    host: HOSTNAME,
+    leaseUntil: Date.now() + s.leaseMs,
+  };
+}
+
 export async function beginRun(
   s: RunStoreState,
   run: RunStartRecordShape & { readonly capsule?: unknown },
@@ -292,12 +360,7 @@ export async function beginRun(
         ...(run.resumedFrom === undefined ? {} : { resumedFrom: run.resumedFrom }),
         ...(run.provider === undefined ? {} : { provider: run.provider }),
         ...(run.simulated === undefined ? {} : { simulated: run.simulated }),
-        owner: {
-          pid: process.pid,
-          token: processToken(),
-          host: HOSTNAME,
-          leaseUntil: now + s.leaseMs,
-        },
+        owner: ownerNow(s),
       };
       try {
         await writeJsonFile(dir, 'run.json', snapshot);
@@ -306,50 +369,7 @@ export async function beginRun(
         await closeLogs();
         throw error;
       }
-      const live: LiveRun = {
-        key,
-        runId: run.runId,
-        snapshot,
-        events,
-        journal,
-        eventBuf: [],
-        journalBuf: [],
-        eventRest: undefined,
-        journalRest: undefined,
-        chain: Promise.resolve(),
-        flushScheduled: false,
-        retired: false,
-        lastFsync: now,
-        unsynced: false,
-        fsyncTimer: undefined,
-        snapshotTimer: undefined,
-        leaseTimer: undefined,
-        snapshotChain: Promise.resolve(),
-        artifacts: new Set(),
-        writeError: undefined,
-        pendingFinish: undefined,
-      };
-      // Lease: renewed while live, so a record whose owner stopped renewing is stale.
-      live.leaseTimer = setInterval(
-        () => {
-          // Loses nothing: once space returns, the buffered lines and a failed finish land.
-          if (live.pendingFinish) {
-            void finishRun(s, live.runId, live.pendingFinish).catch(() => undefined);
-            return;
-          }
-          if (live.writeError !== undefined) void flushRun(s, live, true);
-          live.snapshot.owner = {
-            pid: process.pid,
-            token: processToken(),
-            host: HOSTNAME,
-            leaseUntil: Date.now() + s.leaseMs,
-          };
-          void persistSnapshot(s, live);
-        },
-        Math.max(10, Math.floor(s.leaseMs / 3)),
-      );
-      live.leaseTimer.unref();
-      LIVE.set(key, live);
+      goLive(s, key, run.runId, snapshot, events, journal, startIdentity(run), 0);
     } finally {
       await dir.close();
     }
@@ -358,9 +378,14 @@ export async function beginRun(
   }
 }
 
-export function recordEvent(s: RunStoreState, event: RunEventRecord): void {
-  const run = liveRun(s, event?.runId);
+export function recordEvent(s: RunStoreState, given: RunEventRecord): void {
+  const run = liveRun(s, given?.runId);
   if (!run) return;
+  // A continued run's events follow the ones its earlier attempts recorded.
+  const event =
+    run.seqOffset > 0 && typeof given.seq === 'number'
+      ? { ...given, seq: given.seq + run.seqOffset }
+      : given;
   run.eventBuf.push(
     jsonLine(event, s.maxLineBytes, () => ({
       seq: event.seq,

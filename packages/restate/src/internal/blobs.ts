@@ -5,6 +5,7 @@
 // One object per chunk because Restate hands an object's state to each of its invocations: a
 // whole blob under one key would exceed the limit again. Readers check the size against their
 // bound before fetching and the hash after.
+import './sdk-setup.js';
 import { createHash } from 'node:crypto';
 import * as restate from '@restatedev/restate-sdk';
 import { RestateBackendError } from '../errors.js';
@@ -56,7 +57,9 @@ export async function toRef<T>(
   policy: BlobPolicy,
   value: T,
   what: string,
-  signal?: AbortSignal,
+  signal: AbortSignal | undefined,
+  /** The run storing it: a blob is kept while a run that stored it is (deleteRun releases it). */
+  owner: string,
 ): Promise<T | BlobRef> {
   if (value === undefined) return value;
   const text = JSON.stringify(value);
@@ -75,7 +78,7 @@ export async function toRef<T>(
       `storing ${what}`,
       await callPatiently(
         `storing chunk ${index + 1}/${chunks} of ${what}`,
-        () => httpJson('POST', `${base}.${index}/put`, data, {}, signal),
+        () => httpJson('POST', `${base}.${index}/put`, { data, owner }, {}, signal),
         signal,
       ),
     );
@@ -123,13 +126,30 @@ export async function fromRef<T>(
   return JSON.parse(text) as T;
 }
 
-/** The WfBlob object: key `<sha256>.<index>` holds that chunk of the JSON text. */
+/**
+ * The WfBlob object: key `<sha256>.<index>` holds that chunk of the JSON text and the runs that
+ * stored it (`owners`, reference counting): a chunk is cleared when the last of them releases it
+ * (deleteRun). Per chunk, so a put racing a release on the same key is ordered by the object:
+ * either the put comes after (the data is there again, owned) or before (still owned).
+ */
 export const blobObject = restate.object({
   name: BLOB_OBJECT,
   handlers: {
-    put: async (ctx: restate.ObjectContext, data: string) => {
+    put: async (ctx: restate.ObjectContext, input: { data: string; owner: string } | string) => {
+      const { data, owner } = typeof input === 'string' ? { data: input, owner: '' } : input;
       if (typeof data !== 'string') throw new restate.TerminalError('a chunk is a string');
       ctx.set('data', data);
+      if (typeof owner === 'string' && owner !== '') {
+        const owners = (await ctx.get<string[]>('owners')) ?? [];
+        if (!owners.includes(owner)) ctx.set('owners', [...owners, owner]);
+      }
+    },
+    /** The run `owner` no longer needs the chunk: cleared once no run does. */
+    release: async (ctx: restate.ObjectContext, input: { owner: string }) => {
+      const owners = ((await ctx.get<string[]>('owners')) ?? []).filter((o) => o !== input?.owner);
+      if (owners.length === 0) ctx.clearAll();
+      else ctx.set('owners', owners);
+      return { owners: owners.length };
     },
     get: restate.handlers.object.shared(
       async (ctx: restate.ObjectSharedContext) => (await ctx.get<string>('data')) ?? null,

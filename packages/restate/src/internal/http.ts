@@ -15,6 +15,8 @@ export function httpJson(
   body?: unknown,
   headers: Record<string, string> = {},
   signal?: AbortSignal,
+  /** Gives up (ETIMEDOUT) when the socket is idle this long: probes only, never long polls. */
+  timeoutMs?: number,
 ): Promise<HttpAnswer> {
   return new Promise((resolve, reject) => {
     const u = new URL(url);
@@ -43,6 +45,12 @@ export function httpJson(
       },
     );
     req.on('error', reject);
+    if (timeoutMs !== undefined)
+      req.setTimeout(timeoutMs, () =>
+        req.destroy(
+          Object.assign(new Error(`no answer within ${timeoutMs} ms`), { code: 'ETIMEDOUT' }),
+        ),
+      );
     req.end(payload);
   });
 }
@@ -122,4 +130,21 @@ export async function callPatiently(
     await sleep(wait, signal);
     wait = Math.min(wait * 2, 1_000);
   }
+}
+
+/** An http(s) URL without trailing slashes, or WF_RESTATE_INVALID_OPTIONS naming `what`. */
+export function checkUrl(what: string, value: unknown): string {
+  let u: URL | undefined;
+  try {
+    u = typeof value === 'string' ? new URL(value) : undefined;
+  } catch {
+    u = undefined;
+  }
+  if (!u || (u.protocol !== 'http:' && u.protocol !== 'https:')) {
+    throw new RestateBackendError(
+      'WF_RESTATE_INVALID_OPTIONS',
+      `the Restate ${what} URL must be an http(s) URL, got ${JSON.stringify(value)}`,
+    );
+  }
+  return u.toString().replace(/\/+$/, '');
 }

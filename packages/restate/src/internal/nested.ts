@@ -5,7 +5,7 @@ import type { NestedRunCall, RunDone, Trust } from '@wf/engine';
 import { type BlobPolicy, fromRef } from './blobs.js';
 import { callPatiently, httpJson, parseAnswer } from './http.js';
 import { nestedRunId, requestHash, RUN_SERVICE } from './names.js';
-import type { RunSubmission } from './services.js';
+import type { AgentSettings, RunSubmission } from './services.js';
 
 export interface NestedRunsOptions {
   readonly ingress: string;
@@ -14,6 +14,8 @@ export interface NestedRunsOptions {
   /** The parent attempt's signal: when it ends, the wait ends (the next attempt re-attaches). */
   readonly signal: AbortSignal;
   readonly answers: Pick<BlobPolicy, 'ingress' | 'maxBytes'>;
+  /** The parent's agent settings: its nested runs' children run as its own do. */
+  readonly agentSettings?: AgentSettings;
 }
 
 export function createNestedRuns(
@@ -29,6 +31,7 @@ export function createNestedRuns(
       startTime: call.startTime,
       nested: call.scope,
       limits: call.limits,
+      ...(options.agentSettings ? { agentSettings: options.agentSettings } : {}),
     };
     // The hash is part of the key: if a lost attempt had issued another request under the same
     // call number, the continued parent must not be answered with that run's result.

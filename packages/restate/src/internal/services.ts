@@ -9,22 +9,23 @@ import type {
   AgentResult,
   EngineLimits,
   ExecutionBackend,
-  JournalEntry,
   NestedScope,
   ResolvedWorkflow,
   RunDone,
+  RunHandle,
   RunRecorder,
   SandboxLike,
   Trust,
 } from '@wf/engine';
-import { createEngine } from '@wf/engine';
+import { createEngine, createMemoryRecorder } from '@wf/engine';
 import { type BlobPolicy, type BlobRef, blobObject, toRef } from './blobs.js';
-import { openRestateJournal } from './journal-store.js';
+import { createControlWatcher } from './control.js';
+import { journalObject, type RunControl } from './journal-object.js';
+import { type DurableRecord, openRestateJournal } from './journal-store.js';
 import { createNestedRuns } from './nested.js';
 import { createRemoteAgents } from './remote-agents.js';
 import {
   AGENT_OBJECT,
-  JOURNAL_OBJECT,
   RUN_SERVICE,
   SEMAPHORE_OBJECT,
   shardCapacities,
@@ -46,14 +47,46 @@ export interface RunSubmission {
   readonly startTime: number;
   /** Set for a nested `wf.workflow` run (nested.ts): what its guest sees of the parent. */
   readonly nested?: NestedScope;
-  /** Set for a nested run: what its parent had left. */
-  readonly limits?: { readonly maxAgents: number; readonly tokenBudget?: number };
+  /**
+   * The run's own limits, as the embedded engine's per-run limits (the tighter of these and the
+   * manifest's apply); `maxAgents` also lifts the worker's default cap, as `wf run --max-agents`
+   * does. For a nested run: what its parent had left.
+   */
+  readonly limits?: RunLimits;
+  /**
+   * Settings of the run's children, the same for every child whichever worker runs it: the
+   * worker's `agentsFor` builds its provider from them (the CLI's simulated agents: seed, delay).
+   */
+  readonly agentSettings?: AgentSettings;
+}
+
+/** A submission's per-run limits (absent: the worker's). */
+export interface RunLimits {
+  readonly maxAgents?: number;
+  readonly tokenBudget?: number;
+  readonly wallMs?: number;
+  readonly childWallMs?: number;
+}
+
+/** JSON settings a run carries to the provider of its children. */
+export type AgentSettings = { readonly [key: string]: string | number | boolean | null };
+
+/** What a WfAgent invocation is given: the child's request and its run's agent settings. */
+export interface AgentInvocation {
+  readonly request: AgentRequest;
+  readonly settings?: AgentSettings;
 }
 
 export interface ServicesOptions {
   readonly ingress: string;
   /** Runs the children this worker is handed (simulated agents, a DSH provider...). */
   readonly agents: AgentProvider;
+  /** The provider for a run whose submission carries agent settings; default `agents`. */
+  readonly agentsFor?: (settings: AgentSettings) => AgentProvider;
+  /** Root directory for `wf.readFile`; without it readFile is refused. */
+  readonly workspace?: string;
+  /** `wf.readFile` never reads these roots (the engine's `readFile.deny`). */
+  readonly readFileDeny?: readonly string[];
   readonly sandbox: SandboxLike;
   readonly recorder?: RunRecorder;
   readonly limits?: Partial<EngineLimits>;
@@ -71,33 +104,93 @@ export interface ServicesOptions {
 type Waiter = { holder: string; awakeableId: string };
 
 /**
- * The run store mirror as one attempt's engine sees it. Restate retries a run on the worker that
- * served it before (after a server restart, say): the retry's start must not be refused because
- * this process already began that run in its mirror (a disk store or a memory recorder would
- * refuse a second begin and the run would fail for a reason that is not its own).
+ * The run store mirror as one attempt's engine sees it. Restate re-executes a run after its
+ * executor was lost, possibly on a worker whose store already holds it (restarted in place by a
+ * supervisor, or sharing the directory): that attempt continues the recorded run
+ * (`beginOrContinue`), never fails on a second begin. Once an attempt ends (the server lost it)
+ * nothing more it produces is the run's: no event, no finish (the run is detached, the next
+ * attempt records its end); and a continued attempt leaves out what its replay re-emits of the
+ * recorded part (phases, logs and artifacts marked `replayed`), which the log already holds.
  */
-function retryTolerantMirror(inner: RunRecorder, begun: Set<string>): RunRecorder {
+function attemptMirror(inner: RunRecorder, begun: Set<string>, attempt: AbortSignal): RunRecorder {
+  let continued = false;
+  const over = () => attempt.aborted;
   return {
     begin: async (run) => {
-      if (begun.has(run.runId)) return;
-      await inner.begin(run);
+      if (inner.beginOrContinue) {
+        continued = (await inner.beginOrContinue(run)).continued;
+      } else if (begun.has(run.runId)) {
+        continued = true;
+        return;
+      } else await inner.begin(run);
       begun.add(run.runId);
+      attempt.addEventListener('abort', () => void inner.detach?.(run.runId).catch(() => {}), {
+        once: true,
+      });
     },
-    event: (e) => inner.event(e),
-    journal: (runId, entry, text) => inner.journal(runId, entry, text),
-    artifact: (runId, name, value) => inner.artifact(runId, name, value),
-    update: (runId, patch) => inner.update(runId, patch),
-    finish: (runId, record) => inner.finish(runId, record),
+    event: (e) => {
+      if (over()) return;
+      if (continued && (e.data as { replayed?: unknown } | undefined)?.replayed === true) return;
+      inner.event(e);
+    },
+    journal: (runId, entry, text) => {
+      if (!over()) inner.journal(runId, entry, text);
+    },
+    artifact: (runId, name, value) =>
+      continued
+        ? inner.artifact(runId, name, value).catch((e: unknown) => {
+            // written by an earlier attempt: the same artifact
+            if ((e as { code?: unknown })?.code === 'WF_CATALOG_RUN_ARTIFACT_EXISTS')
+              return { name, ref: '' };
+            throw e;
+          })
+        : inner.artifact(runId, name, value),
+    update: (runId, patch) => {
+      if (!over()) inner.update(runId, patch);
+    },
+    finish: async (runId, record) => {
+      if (!over()) await inner.finish(runId, record);
+    },
     ...(inner.load
       ? { load: (runId: string) => inner.load?.(runId) ?? Promise.resolve(undefined) }
       : {}),
   };
 }
 
+/**
+ * The engine's recorder on Restate: the run's durable record in Restate (start, events, finish:
+ * one view of the run whichever workers execute it) beside this worker's run store mirror.
+ */
+function withRecord(local: RunRecorder, durable: DurableRecord): RunRecorder {
+  return {
+    begin: async (run) => {
+      durable.begin(run);
+      await local.begin(run);
+    },
+    event: (e) => {
+      durable.event(e);
+      local.event(e);
+    },
+    journal: (runId, entry, text) => local.journal(runId, entry, text),
+    artifact: (runId, name, value) => local.artifact(runId, name, value),
+    update: (runId, patch) => local.update(runId, patch),
+    finish: async (runId, record) => {
+      durable.finish(record);
+      await local.finish(runId, record);
+    },
+    ...(local.load
+      ? { load: (runId: string) => local.load?.(runId) ?? Promise.resolve(undefined) }
+      : {}),
+  };
+}
+
 export function createServices(o: ServicesOptions) {
   const blobs: BlobPolicy = { ingress: o.ingress, ...o.largeAnswers };
+  const control = createControlWatcher(o.ingress);
+  const providerFor = (settings: AgentSettings | undefined): AgentProvider =>
+    settings && o.agentsFor ? o.agentsFor(settings) : o.agents;
+  // Runs this process has begun recording: a later attempt here continues them.
   const begun = new Set<string>();
-  const mirror = o.recorder ? retryTolerantMirror(o.recorder, begun) : undefined;
   // Long children and long runs make no Restate command for minutes: without these the server
   // would suspend, abort and retry them, and a child longer than the timeout would never complete.
   const timeouts = {
@@ -158,8 +251,9 @@ export function createServices(o: ServicesOptions) {
     handlers: {
       run: async (
         ctx: restate.ObjectContext,
-        request: AgentRequest,
+        input: AgentInvocation,
       ): Promise<AgentResult | BlobRef> => {
+        const { request, settings } = input;
         const holder = ctx.key;
         const shard = shardOf(holder, capacities.length);
         const slot = ctx.awakeable();
@@ -176,67 +270,21 @@ export function createServices(o: ServicesOptions) {
         // reference is returned.
         const result = await toRef(
           blobs,
-          await runChild(o.agents, request),
+          await runChild(providerFor(settings), request, (stop) =>
+            // wf stop, or its orchestrator stopping it (wf.stop, a child wall limit): it stops here.
+            control.watch(request.runId, (c) => {
+              if (c.run === 'stopping' || c.stopped.includes(request.taskId)) stop();
+            }),
+          ),
           `the answer of ${holder}`,
+          undefined,
+          request.runId,
         );
         ctx.objectSendClient(semaphore, shardKey(shard)).release({ holder });
         return result;
       },
     },
     options: timeouts,
-  });
-
-  const journal = restate.object({
-    name: JOURNAL_OBJECT,
-    handlers: {
-      /** Appends consecutive deliveries, keeping those before the first refused one. */
-      append: async (ctx: restate.ObjectContext, batch: JournalEntry[]) => {
-        let count = (await ctx.get<number>('count')) ?? 0;
-        let refused = false;
-        for (const entry of batch) {
-          if (entry.settleSeq <= count) {
-            // The same delivery again (a retried request) is fine; a different one conflicts.
-            const stored = await ctx.get<JournalEntry>(`e${entry.settleSeq}`);
-            if (JSON.stringify(stored) === JSON.stringify(entry)) continue;
-            refused = true;
-            break;
-          }
-          if (entry.settleSeq !== count + 1) {
-            refused = true;
-            break;
-          }
-          ctx.set(`e${entry.settleSeq}`, entry);
-          count = entry.settleSeq;
-        }
-        ctx.set('count', count);
-        return { ok: !refused, count };
-      },
-      /** Entries from `from` on, up to ~8 MiB of JSON (a reply must stay below the limit). */
-      page: restate.handlers.object.shared(
-        async (ctx: restate.ObjectSharedContext, input: { from: number }) => {
-          const count = (await ctx.get<number>('count')) ?? 0;
-          const out: JournalEntry[] = [];
-          let bytes = 0;
-          let i = Math.max(1, Math.floor(Number(input?.from) || 1));
-          for (; i <= count && bytes < 8 * 1024 * 1024; i += 1) {
-            const e = await ctx.get<JournalEntry>(`e${i}`);
-            if (!e) continue;
-            out.push(e);
-            bytes += JSON.stringify(e).length;
-          }
-          return { entries: out, more: i <= count };
-        },
-      ),
-      entries: restate.handlers.object.shared(async (ctx: restate.ObjectSharedContext) => {
-        const count = (await ctx.get<number>('count')) ?? 0;
-        const out: JournalEntry[] = [];
-        for (let i = 1; i <= count; i += 1) {
-          const e = await ctx.get<JournalEntry>(`e${i}`);
-          if (e) out.push(e);
-        }
-        return out;
-      }),
-    },
   });
 
   const run = restate.workflow({
@@ -257,6 +305,7 @@ export function createServices(o: ServicesOptions) {
           (error) => failRun(error),
           blobs,
         );
+        const agents = providerFor(input.agentSettings);
         const backend: ExecutionBackend = {
           name: 'restate',
           openJournal: async (_id, fail) => {
@@ -265,10 +314,11 @@ export function createServices(o: ServicesOptions) {
           },
           agents: createRemoteAgents({
             ingress: o.ingress,
-            name: `restate:${o.agents.name}`,
-            capabilities: o.agents.capabilities,
+            name: `restate:${agents.name}`,
+            capabilities: agents.capabilities,
             signal: attempt,
             answers: blobs,
+            ...(input.agentSettings ? { settings: input.agentSettings } : {}),
           }),
           // The cap is the WfSemaphore each WfAgent invocation takes (shared by all workers).
           deployment: { acquire: async () => () => {} },
@@ -277,15 +327,22 @@ export function createServices(o: ServicesOptions) {
             trust: input.trust,
             signal: attempt,
             answers: blobs,
+            ...(input.agentSettings ? { agentSettings: input.agentSettings } : {}),
           }),
         };
         const engine = createEngine({
-          agents: o.agents,
+          agents,
           backend,
           sandbox: o.sandbox,
-          ...(mirror ? { recorder: mirror } : {}),
-          ...(o.limits ? { limits: o.limits } : {}),
+          recorder: withRecord(
+            // Without a run store, the engine's own in-memory one, as on the embedded engine.
+            o.recorder ? attemptMirror(o.recorder, begun, attempt) : createMemoryRecorder(),
+            journal.recorder,
+          ),
+          ...engineLimits(o.limits, input.limits),
           ...(o.resolveWorkflow ? { resolveWorkflow: o.resolveWorkflow } : {}),
+          ...(o.workspace ? { workspace: o.workspace } : {}),
+          ...(o.readFileDeny ? { readFile: { deny: o.readFileDeny } } : {}),
         });
         let handle: Awaited<ReturnType<typeof engine.start>>;
         try {
@@ -304,7 +361,10 @@ export function createServices(o: ServicesOptions) {
           // A start the engine refuses will be refused on every attempt: do not retry it.
           throw new restate.TerminalError(String((e as Error)?.message ?? e));
         }
+        // wf pause / resume / stop, read now (a continued run keeps what was asked) and polled.
+        const unwatch = control.watch(runId, (c) => applyControl(handle, c), { now: true });
         const done = await handle.done;
+        unwatch();
         // An attempt that lost the server or its journal is not the run's outcome: the next
         // attempt continues from the journal that was kept.
         if (attempt.aborted || journal.broken()) {
@@ -316,21 +376,52 @@ export function createServices(o: ServicesOptions) {
         // A large result goes by reference too (awaitRun and a nesting parent fetch it).
         return done.result === undefined
           ? done
-          : { ...done, result: await toRef(blobs, done.result, `the result of ${runId}`, attempt) };
+          : {
+              ...done,
+              result: await toRef(blobs, done.result, `the result of ${runId}`, attempt, runId),
+            };
       },
     },
     options: timeouts,
   });
 
-  return [run, agent, journal, semaphore, blobObject] as const;
+  return [run, agent, journalObject, semaphore, blobObject] as const;
 }
 
-async function runChild(agents: AgentProvider, request: AgentRequest): Promise<AgentResult> {
+/**
+ * The engine's limits for one run: the worker's, with the run's `maxAgents` as the cap (as
+ * `wf run --max-agents` sets the embedded engine's), up to a cap the worker itself was given.
+ */
+function engineLimits(
+  worker: Partial<EngineLimits> | undefined,
+  run: RunLimits | undefined,
+): { limits?: Partial<EngineLimits> } {
+  const asked = run?.maxAgents;
+  if (asked === undefined) return worker ? { limits: worker } : {};
+  const maxAgents = worker?.maxAgents === undefined ? asked : Math.min(asked, worker.maxAgents);
+  return { limits: { ...worker, maxAgents } };
+}
+
+function applyControl(handle: RunHandle, control: RunControl): void {
+  if (control.run === 'stopping')
+    handle.stop(control.reason ?? 'stopped through Restate (wf stop)');
+  else if (control.run === 'paused') handle.pause();
+  else handle.resume();
+}
+
+async function runChild(
+  agents: AgentProvider,
+  request: AgentRequest,
+  watch: (stop: () => void) => () => void,
+): Promise<AgentResult> {
   // Failures are data (the engine's AgentResult contract): a thrown launch must not make Restate
   // retry the child forever.
   try {
     const handle = await agents.start(request, new AbortController().signal);
     let result: AgentResult;
+    const unwatch = watch(
+      () => void Promise.resolve(handle.stop('stopped by its run')).catch(() => {}),
+    );
     try {
       result = await handle.result;
     } catch (e) {
@@ -340,6 +431,7 @@ async function runChild(agents: AgentProvider, request: AgentRequest): Promise<A
         error: { code: 'WF_ENGINE_AGENT_FAILED', message: String((e as Error)?.message ?? e) },
       };
     }
+    unwatch();
     try {
       await handle.dispose();
     } catch {

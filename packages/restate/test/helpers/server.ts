@@ -1,6 +1,7 @@
 // The real Restate server for the tests and the bench: started from node_modules on 127.0.0.1
 // with free ports and a temp base dir, telemetry off, one partition, small RocksDB memory.
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { createServer, type AddressInfo } from 'node:net';
@@ -36,6 +37,8 @@ export interface RestateServer {
   restart(): Promise<void>;
   stop(): Promise<void>;
   log(): string;
+  /** The server process's CPU time so far (user + system, ms), from /proc. */
+  cpuMs(): number;
 }
 
 export async function startRestateServer(): Promise<RestateServer> {
@@ -108,5 +111,19 @@ export async function startRestateServer(): Promise<RestateServer> {
       await rm(baseDir, { recursive: true, force: true });
     },
     log: () => out,
+    cpuMs: () => procCpuMs(proc?.pid),
   };
+}
+
+/** User + system CPU time of a process (Linux /proc), in ms; 0 when it cannot be read. */
+export function procCpuMs(pid: number | undefined): number {
+  if (pid === undefined) return 0;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime and stime are fields 14 and 15 of stat(5), in clock ticks (100 per second here).
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return 0;
+  }
 }

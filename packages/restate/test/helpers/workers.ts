@@ -22,8 +22,10 @@ export async function spawnWorker(
   shards = 1,
   /** 'source': the packages' TypeScript (the tests); 'built': their dist/, as users run them (benches). */
   from: 'source' | 'built' = 'source',
+  /** `port`: listen there (a restart in place); `store`: a disk run store's project directory. */
+  where: { port?: number; store?: string } = {},
 ): Promise<WorkerProcess> {
-  const port = await freePort();
+  const port = where.port ?? (await freePort());
   const proc = spawn(
     process.execPath,
     [
@@ -37,6 +39,7 @@ export async function spawnWorker(
       String(delayMs),
       String(capacity),
       String(shards),
+      where.store ?? '',
     ],
     { cwd: pkgDir, stdio: ['ignore', 'pipe', 'pipe'] },
   );

@@ -1,6 +1,7 @@
-// Boots the real, pinned DSH host (`dsh --profile headless "<task>"`) against the scripted model,
-// with a temporary DSH_HOME/HOME/cwd, the Node 24 binary from npm first on PATH (rc.8 needs
-// Node >= 22.15) and the hmr overlay that rc.8's launcher needs to get past boot.
+// Boots the real, pinned DSH host (`dsh --profile headless "<task>"`; the web profile in web.ts)
+// against the scripted model, with a temporary DSH_HOME/HOME/cwd, the Node 24 binary from npm first
+// on PATH (rc.8 needs Node >= 22.15) and the hmr overlay that rc.8's launcher needs to get past
+// boot (the plugin's own `hmr-shim.js`, as the README's rows mount it).
 import { spawn, spawnSync } from 'node:child_process';
 import {
   existsSync,
@@ -38,7 +39,11 @@ const pluginPkg = JSON.parse(readFileSync(join(pluginDir, 'package.json'), 'utf8
   exports: { '.': { default: string } };
 };
 export const PLUGIN_ENTRY = join(pluginDir, pluginPkg.exports['.'].default);
+/** The plugin package's directory (what `dsh plugin add` would copy into a profile). */
+export const PLUGIN_DIR = pluginDir;
 export const HELPER_PLUGIN = join(HOST_DIR, 'e2e-helper.mjs');
+/** The no-op `hmr` service both rc.8 profiles need (the README's `@wf/plugin/hmr-shim` row). */
+export const HMR_SHIM = join(pluginDir, 'hmr-shim.js');
 
 /**
  * Builds the plugin (and its workspace dependencies) the way it ships. `pnpm test` already built
@@ -100,32 +105,49 @@ export interface HostRun {
   readonly ms: number;
 }
 
-export interface HostOptions {
+/** What every boot of DSH takes, whichever profile. */
+export interface BootOptions {
   readonly sandbox: Sandbox;
   readonly modelUrl: string;
-  readonly task: string;
   readonly patches: readonly string[];
   readonly env?: Readonly<Record<string, string>>;
-  readonly timeoutMs?: number;
   /**
-   * Mount the suite's hmr overlay through `--patch` (default). Off when the profile itself mounts
-   * one, as the README's headless setup does with `@wf/plugin/headless-hmr-shim`.
+   * Mount the hmr shim through `--patch` (default). Off when the profile itself mounts one, as
+   * the README's rows do with `@wf/plugin/hmr-shim`.
    */
   readonly hmrShim?: boolean;
+  /**
+   * The `dsh` to start (default: Node 24 running the suite's pinned launcher). A user's global
+   * install is `[<prefix>/bin/dsh]`: its shebang finds the Node 24 first on PATH.
+   */
+  readonly dsh?: readonly string[];
+  /** Directories put first on PATH (a global install's bin). */
+  readonly path?: readonly string[];
 }
 
-export function runHost(options: HostOptions): Promise<HostRun> {
+export interface HostOptions extends BootOptions {
+  readonly task: string;
+  readonly timeoutMs?: number;
+}
+
+/** The command line and the explicit environment of `dsh --profile <profile> ...`. */
+export function dshCommand(
+  profile: 'headless' | 'web',
+  options: BootOptions,
+  appArgs: readonly string[],
+): { command: string; args: string[]; env: Record<string, string> } {
   const { sandbox } = options;
   const shim = writePatch(join(sandbox.root, 'hmr-shim.yml'), [
-    { id: 'wf-e2e-hmr-shim', name: join(HOST_DIR, 'hmr-shim.mjs') },
+    { id: 'wf-e2e-hmr-shim', name: HMR_SHIM },
   ]);
-  const args = [DSH_BIN, '--profile', 'headless'];
+  const [command, ...pre] = options.dsh ?? [join(NODE24_BIN_DIR, 'node'), DSH_BIN];
+  const args = [...pre, '--profile', profile];
   for (const p of [...(options.hmrShim === false ? [] : [shim]), ...options.patches])
     args.push('--patch', p);
-  args.push(options.task);
+  args.push(...appArgs);
   // An explicit environment: nothing of the developer's shell, home or DSH config leaks in.
   const env: Record<string, string> = {
-    PATH: `${NODE24_BIN_DIR}:${process.env.PATH ?? '/usr/bin:/bin'}`,
+    PATH: [...(options.path ?? []), NODE24_BIN_DIR, process.env.PATH ?? '/usr/bin:/bin'].join(':'),
     HOME: sandbox.home,
     DSH_HOME: sandbox.dshHome,
     DSH_TELEMETRY_DISABLED: '1',
@@ -134,8 +156,13 @@ export function runHost(options: HostOptions): Promise<HostRun> {
     LANG: 'C.UTF-8',
     ...options.env,
   };
-  return runProcess(join(NODE24_BIN_DIR, 'node'), args, {
-    cwd: sandbox.cwd,
+  return { command: command as string, args, env };
+}
+
+export function runHost(options: HostOptions): Promise<HostRun> {
+  const { command, args, env } = dshCommand('headless', options, [options.task]);
+  return runProcess(command, args, {
+    cwd: options.sandbox.cwd,
     env,
     timeoutMs: options.timeoutMs ?? 90_000,
   });

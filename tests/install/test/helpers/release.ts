@@ -1,7 +1,6 @@
-// The maintainer's and the user's side of an install, as processes: build the repository, run the
-// release steps (`changeset version`, then the root `release:publish` script) on a temp copy of the
-// workspace so the repository itself is never versioned, pack the offline plugin tarball, and run
-// `dsh plugin --profile <p> ...` with pnpm on PATH the way DSH needs it.
+// The maintainer's side of an install, as processes: build the repository, and run the release
+// steps (`changeset version`, then the root `release:publish` script) on a temp copy of the
+// workspace so the repository itself is never versioned. The user's side is helpers/user.ts.
 import { spawnSync } from 'node:child_process';
 import {
   cpSync,
@@ -16,13 +15,13 @@ import {
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import {
-  DSH_BIN,
   type HostRun,
   NODE24_BIN_DIR,
   REPO_ROOT,
   runProcess,
 } from '../../../dsh-e2e/test/helpers/host.js';
 import { build } from '../../../../tooling/repo/build.mjs';
+import { pnpmCommand } from '../../../../tooling/repo/pnpm-command.mjs';
 
 export type ProcessResult = HostRun;
 
@@ -35,14 +34,13 @@ let pnpmShim: string | undefined;
 export function pnpmBinDir(): string {
   const found = spawnSync('sh', ['-c', 'command -v pnpm'], { encoding: 'utf8' }).stdout.trim();
   if (found) return dirname(found);
-  const running = process.env.npm_execpath;
-  if (!running || !/pnpm/.test(running))
-    throw new Error('pnpm is neither on PATH nor running this suite (npm_execpath)');
+  // the pnpm running this suite, else the README's own way to start one
+  const running = pnpmCommand();
+  const command = running[0] === 'pnpm' ? ['npx', '-y', 'pnpm@12.4.2'] : running;
   if (!pnpmShim) {
     const dir = mkdtempSync(join(tmpdir(), 'wf-pnpm-shim-'));
-    writeFileSync(join(dir, 'pnpm'), `#!/bin/sh\nexec node ${JSON.stringify(running)} "$@"\n`, {
-      mode: 0o755,
-    });
+    const line = command.map((part) => JSON.stringify(part)).join(' ');
+    writeFileSync(join(dir, 'pnpm'), `#!/bin/sh\nexec ${line} "$@"\n`, { mode: 0o755 });
     process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
     pnpmShim = dir;
   }
@@ -159,29 +157,4 @@ export async function release(
   if (version.code !== 0) return { install, version, publish: version };
   const publish = await run('pnpm', ['run', 'release:publish'], { cwd: workspace, env });
   return { install, version, publish };
-}
-
-/** `node tooling/repo/pack-offline.mjs --out <dir>`: the path of the tarball it wrote. */
-export async function packOffline(outDir: string, env: Record<string, string>): Promise<string> {
-  const r = await run(
-    join(NODE24_BIN_DIR, 'node'),
-    [join(REPO_ROOT, 'tooling/repo/pack-offline.mjs'), '--out', outDir],
-    { cwd: REPO_ROOT, env },
-  );
-  const path = r.stdout.trim().split('\n').pop() ?? '';
-  if (r.code !== 0 || !existsSync(path))
-    throw new Error(`pack-offline failed (${r.code}):\n${r.stdout}${r.stderr}`);
-  return path;
-}
-
-/** `dsh plugin --profile <profile> <args...>` from `cwd`, as a user types it. */
-export function dshPlugin(
-  profile: string,
-  args: readonly string[],
-  options: { cwd: string; env: Record<string, string> },
-): Promise<ProcessResult> {
-  return run(join(NODE24_BIN_DIR, 'node'), [DSH_BIN, 'plugin', '--profile', profile, ...args], {
-    ...options,
-    timeoutMs: 240_000,
-  });
 }

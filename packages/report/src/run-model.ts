@@ -192,6 +192,9 @@ export function applyRunEvent(model: RunModel, event: RunEventLike): void {
         model.agents.push(agent);
       }
       if (event.type === 'cache-hit') {
+        // One that ended in an earlier attempt of this run (the log of a run a durable engine
+        // continued holds both) keeps how it ended, and its tokens are counted once.
+        if (agent.endedAt !== undefined) break;
         // A replayed child never ran this time: it is drawn, but not counted as concurrent.
         agent.outcome = 'cached';
         agent.endedAt = time;
@@ -286,6 +289,22 @@ function agentIndex(model: RunModel): Map<string, AgentSpan> {
     indexes.set(model, index);
   }
   return index;
+}
+
+/**
+ * The run's agents by outcome: the one count every surface prints (the report's header, the
+ * plugin's run summary), so two views of one run never disagree.
+ */
+export function agentCounts(model: RunModel): Record<AgentOutcome, number> {
+  const counts: Record<AgentOutcome, number> = {
+    running: 0,
+    completed: 0,
+    failed: 0,
+    stopped: 0,
+    cached: 0,
+  };
+  for (const agent of model.agents) counts[agent.outcome] += 1;
+  return counts;
 }
 
 export function runningAgents(model: RunModel): number {

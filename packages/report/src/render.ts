@@ -7,6 +7,7 @@ import { duration, grouped } from './format.js';
 import {
   type AgentOutcome,
   type AgentSpan,
+  agentCounts,
   errorOf,
   foldRunEvents,
   isRecord,
@@ -72,7 +73,7 @@ export function renderRunReport(input: RunReportInput, options: RunReportOptions
   const peak = Math.max(num(cost?.peakConcurrency) ?? 0, model.peakConcurrency);
   const error = errorOf(run.error) ?? model.error;
   const result = 'result' in run ? run.result : model.result;
-  const counts = countOutcomes(model.agents);
+  const counts = agentCounts(model);
 
   const parts: string[] = [];
   parts.push(
@@ -307,18 +308,6 @@ function niceStep(raw: number): number {
   return 10 * power;
 }
 
-function countOutcomes(agents: readonly AgentSpan[]): Record<AgentOutcome, number> {
-  const counts: Record<AgentOutcome, number> = {
-    running: 0,
-    completed: 0,
-    failed: 0,
-    stopped: 0,
-    cached: 0,
-  };
-  for (const agent of agents) counts[agent.outcome] += 1;
-  return counts;
-}
-
 function phaseTitle(phase: PhaseSpan, scale: Scale): string {
   const end = phase.endedAt === undefined ? 'open' : duration(phase.endedAt - phase.startedAt);
   return `phase ${phase.name} · from +${duration(phase.startedAt - scale.t0)} · ${end}`;
@@ -474,5 +463,3 @@ function provenanceLines(run: Record<string, unknown>): string[] {
   }
   return out;
 }
-
-export { duration, grouped };

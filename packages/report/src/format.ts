@@ -1,5 +1,5 @@
 // Durations, grouped numbers and UTC minutes, as the terminal and the HTML report print them.
-// Its own module so the terminal verbs do not load the HTML report to format a number.
+// Its own module: the terminal views need the formats, not the page.
 
 export function duration(ms: number): string {
   if (!Number.isFinite(ms) || ms < 0) return '0ms';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { utcMinute } from '../src/report/format.js';
+import { utcMinute } from '../src/format.js';
 
 // What `wf runs` and `wf show` printed before utcMinute: its output must not change.
 const viaIso = (ms: number) => new Date(ms).toISOString().slice(0, 16).replace('T', ' ');

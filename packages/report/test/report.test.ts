@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { renderRunReport } from '../src/report/render.js';
-import { foldRunEvents } from '../src/report/run-model.js';
+import { renderRunReport } from '../src/render.js';
+import { foldRunEvents } from '../src/run-model.js';
 import { syntheticEvents } from './fixtures/run-events.js';
 
 const HOSTILE = [
@@ -92,6 +92,35 @@ describe('foldRunEvents', () => {
     expect(model.agents[0]?.outcome).toBe('stopped');
     expect(model.agents[0]?.endedAt).toBe(model.endedAt);
     expect(model.skippedEvents).toBe(4);
+  });
+
+  it('a continued run: a child that ended in an earlier attempt keeps its outcome and tokens', () => {
+    const ev = (seq: number, type: string, data: Record<string, unknown>) => ({
+      seq,
+      runId: 'r',
+      type,
+      time: 1000 + seq,
+      data,
+    });
+    const usage = { usage: { inputTokens: 10, outputTokens: 5 } };
+    const model = foldRunEvents([
+      ev(1, 'workflow-started', { workflow: 'w' }),
+      ev(2, 'agent-started', { taskId: 'task-1', name: 'a' }),
+      ev(3, 'agent-completed', { taskId: 'task-1', status: 'completed', ...usage }),
+      ev(4, 'agent-started', { taskId: 'task-2', name: 'b' }),
+      // the worker died; the next attempt replays task-1 and reruns task-2
+      ev(5, 'workflow-started', { workflow: 'w' }),
+      ev(6, 'cache-hit', { taskId: 'task-1', status: 'completed', ...usage }),
+      ev(7, 'cache-hit', { taskId: 'task-3', status: 'completed' }),
+      ev(8, 'agent-started', { taskId: 'task-2', name: 'b' }),
+      ev(9, 'agent-completed', { taskId: 'task-2', status: 'completed' }),
+    ]);
+    expect(model.agents.map((a) => [a.taskId, a.outcome])).toEqual([
+      ['task-1', 'completed'],
+      ['task-2', 'completed'],
+      ['task-3', 'cached'],
+    ]);
+    expect(model.tokens.total).toBe(15);
   });
 
   it('orders by seq even when the lines arrive shuffled', () => {
