@@ -19,7 +19,7 @@ export function build(project = '.') {
     [join(REPO, 'packages', 'sandbox', 'scripts', 'bundle.mjs')],
   ];
   if (target === REPO || target === join(REPO, 'apps', 'cli'))
-    steps.push([join(REPO, 'apps', 'cli', 'scripts', 'bundle.mjs')]);
+    steps.push([join(REPO, 'apps', 'cli', 'src', 'startup', 'bundle.mjs')]);
   for (const args of steps) {
     const out = spawnSync(process.execPath, args, { cwd: REPO, encoding: 'utf8' });
     if (out.status !== 0) throw new Error(`${args.join(' ')} failed:\n${out.stdout}${out.stderr}`);

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The dependency-graph check (DESIGN.md section 3). Fails when a workspace package depends on or
+// The dependency-graph check (docs/design.md#layers). Fails when a workspace package depends on or
 // imports an internal package the layering does not allow below it, when package.json and
 // tsconfig references disagree, when src/ imports an undeclared package or reaches into another
 // package's files, when src/index.ts uses `export *`, when a bench runs a package's sources
@@ -14,7 +14,7 @@ const root =
     ? resolve(process.argv[rootArg + 1])
     : resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
-// DESIGN.md section 3, as data. Runtime imports (`dependencies` and src/) may only go to these.
+// docs/design.md#layers, as data. Runtime imports (`dependencies` and src/) may only go to these.
 // @wf/errors is the leaf every layer may import (the error kit); it imports nothing itself.
 const KIT = '@wf/errors';
 // The two apps are separate top-layer nodes: each may use any package, never the other app.
@@ -46,6 +46,13 @@ export const ALLOWED = {
 };
 // Private workspaces (tests/*, tooling/*) may use anything; they are never imported.
 const PRIVATE_GROUPS = ['tests', 'tooling'];
+
+// `--layers`: print the allowed imports as JSON and stop, without checking anything: the layer
+// table in docs/ is generated from them (tooling/repo/gen-layers.mjs).
+if (process.argv.includes('--layers')) {
+  process.stdout.write(`${JSON.stringify(ALLOWED)}\n`);
+  process.exit(0);
+}
 
 const readJson = (p) => JSON.parse(readFileSync(p, 'utf8'));
 const problems = [];
@@ -84,7 +91,9 @@ function specifiers(text) {
     /\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)/g,
     /\brequire\s*\(\s*['"]([^'"]+)['"]\s*\)/g,
   ];
-  for (const re of patterns) for (const m of code.matchAll(re)) found.add(m[1]);
+  // A `${...}` placeholder is text a script generates (a bundle entry), not an import of its own.
+  for (const re of patterns)
+    for (const m of code.matchAll(re)) if (!m[1].includes('${')) found.add(m[1]);
   return [...found];
 }
 
@@ -100,7 +109,7 @@ for (const w of all) {
   const name = w.pkg.name;
   const isPrivateGroup = PRIVATE_GROUPS.includes(w.group);
   if (!isPrivateGroup && !(name in ALLOWED)) {
-    fail(where, `${name} is not in DESIGN.md section 3; add it to the layering first`);
+    fail(where, `${name} is not in the layering (docs/design.md#layers); add it to ALLOWED first`);
     continue;
   }
   const deps = Object.keys(w.pkg.dependencies ?? {}).filter(internal);
@@ -115,7 +124,10 @@ for (const w of all) {
   if (allowed) {
     for (const d of deps) {
       if (!allowed.has(d))
-        fail(where, `depends on ${d}, which DESIGN.md does not allow below ${name}`);
+        fail(
+          where,
+          `depends on ${d}, which the layering (docs/design.md#layers) does not allow below ${name}`,
+        );
     }
   }
 
@@ -179,7 +191,7 @@ for (const w of all) {
     }
   }
 
-  // Benches measure what users run (issue 16): the built packages, never the TypeScript sources.
+  // Benches measure what users run: the built packages, never the TypeScript sources.
   for (const [script, command] of Object.entries(w.pkg.scripts ?? {})) {
     if (script.startsWith('bench') && /(--conditions[= ]|-C\s*)@wf\/source\b/.test(command))
       fail(where, `script "${script}" runs the sources (@wf/source condition); benches run dist/`);
@@ -238,4 +250,4 @@ if (problems.length) {
   console.error(`graph check: ${problems.length} problem(s)\n  ${problems.join('\n  ')}`);
   process.exit(1);
 }
-console.log(`graph check: ${all.length} workspaces, layering as DESIGN.md section 3`);
+console.log(`graph check: ${all.length} workspaces, layering as docs/design.md#layers`);

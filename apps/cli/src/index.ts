@@ -7,7 +7,6 @@ export {
   CliError,
   EXIT,
   type ExitCode,
-  isCliError,
 } from './cli/errors.js';
 export { main } from './cli/main.js';
 // The report's renderer and fold live in @wf/report (the plugin writes the same report).

@@ -1,4 +1,4 @@
-// The bin runs the one-file bundle dist/cli/wf.cjs (scripts/bundle.mjs). In a clone, a bundle older
+// The bin runs the one-file bundle dist/cli/wf.cjs (src/startup/bundle.mjs). In a clone, a bundle older
 // than the last `tsc -b` (tsconfig.tsbuildinfo) is stale: the bin bundles again before running it,
 // so `tsc -b` alone never leaves `wf` running old code. A published install has no buildinfo: it
 // runs the bundle it shipped, and says so when that is missing. Each case runs on a copy of the
@@ -27,11 +27,11 @@ afterEach(() => {
   temp = undefined;
 });
 
-/** A copy of the built apps/cli (bin, dist, scripts, manifest, buildinfo) over the real deps. */
+/** A copy of the built apps/cli (bin, dist, src, manifest, buildinfo) over the real deps. */
 function copyPackage(): string {
   temp = mkdtempSync(join(tmpdir(), 'wf-cli-bundle-'));
   const pkg = join(temp, 'cli');
-  for (const entry of ['bin', 'dist', 'scripts', 'package.json', 'tsconfig.tsbuildinfo'])
+  for (const entry of ['bin', 'dist', 'src', 'package.json', 'tsconfig.tsbuildinfo'])
     cpSync(join(PACKAGE, entry), join(pkg, entry), { recursive: true });
   symlinkSync(join(PACKAGE, 'node_modules'), join(pkg, 'node_modules'), 'dir');
   return pkg;

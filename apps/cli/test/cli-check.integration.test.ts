@@ -1,5 +1,5 @@
 // The README's main job, for real: the shipped bin (built by test/global-setup.ts with `tsc -b` and
-// scripts/bundle.mjs) (`apps/cli/bin/wf.cjs` -> dist/cli/wf.cjs), then through the root `pnpm wf` script.
+// src/startup/bundle.mjs) (`apps/cli/bin/wf.cjs` -> dist/cli/wf.cjs), then through the root `pnpm wf` script.
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';

@@ -1,4 +1,4 @@
-// The bundles' V8 code caches (bin/code-cache.cjs, written at build time by scripts/code-cache.mjs):
+// The bundles' V8 code caches (src/startup/loader.cjs, written at build time by src/startup/write-code-caches.mjs):
 // each verb compiles the bundles it loads from their caches, under the flags it runs with, and a
 // cache that does not belong to the bundle's text (a rebuilt or hand-edited bundle, a cache made
 // under other V8 flags) is never used: the bundle then compiles as Node would and behaves the same.
@@ -17,7 +17,7 @@ const babel = createRequire(import.meta.url)(cli.parserFile()) as {
 };
 
 const REPORT_HOOK = join(import.meta.dirname, 'fixtures', 'code-cache-report.cjs');
-const LOADER = join(cli.REPO, 'apps', 'cli', 'bin', 'code-cache.cjs');
+const LOADER = join(cli.REPO, 'apps', 'cli', 'src', 'startup', 'loader.cjs');
 
 let p: cli.Project;
 
@@ -130,7 +130,7 @@ describe('a cache is used only with the bundle text it was made from', () => {
     const file = join(dir, 'b.cjs');
     writeFileSync(
       file,
-      // import() as scripts/bundle.mjs rewrites it in the real bundles
+      // import() as src/startup/bundle.mjs rewrites it in the real bundles
       `'use strict';\nexports.answer = () => ${value};\nexports.esm = () => require(${JSON.stringify(LOADER)}).dynamicImport('./m.mjs', undefined, __filename).then((m) => m.name);\n//# wfCodeCacheKey=${key}\n`,
     );
     return file;

@@ -1,4 +1,4 @@
-// Issue 14 through the real `wf` bin: the cost-guard flags (--token-budget, --child-wall-ms) with
+// Cost guards through the real `wf` bin: the cost-guard flags (--token-budget, --child-wall-ms) with
 // the 80% warning line in the live view, and a capsule's environment requirement (git-repo)
 // checked on the real project directory, with and without `git init`.
 import { execFileSync } from 'node:child_process';

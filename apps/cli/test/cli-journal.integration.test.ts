@@ -1,4 +1,4 @@
-// The journal stores each answer once (issue 16): a task result's `finalText` and `text` are the
+// The journal stores each answer once: a task result's `finalText` and `text` are the
 // same string, so only `text` is written and `finalText` is put back on read. Runs recorded before
 // that change (test/fixtures/runs-v1-journal, recorded by the earlier wf) resume unchanged: no
 // migration step, and the replayed guest sees the very objects the original run saw.

@@ -1,4 +1,4 @@
-// `wf run --max-agents N` (issue 16): a capsule whose manifest allows 1,000 agents passes `wf check`
+// `wf run --max-agents N`: a capsule whose manifest allows 1,000 agents passes `wf check`
 // but stopped at the engine's default cap of 100; the user raises the cap for one run, and
 // without the flag the run says so before it starts. `wf show` of such a run is a summary per
 // phase; `--agents` lists every agent.

@@ -1,4 +1,4 @@
-// Issue 14's done-when for resume, with real processes and the real run store: Ctrl-C (SIGINT to a
+// Honest resume, with real processes and the real run store: Ctrl-C (SIGINT to a
 // real `wf run`) at five points of a fan-out, then `wf resume`: exit 0, a result.json byte-identical
 // to an uninterrupted run's, and no child that completed before the Ctrl-C run again (counted from
 // the agents' side: agent-started events are emitted only when the provider launched a child).

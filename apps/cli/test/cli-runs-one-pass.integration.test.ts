@@ -1,4 +1,4 @@
-// `wf runs` and `wf show last` read what they print (issue 16): at most one listing of the runs
+// `wf runs` and `wf show last` read what they print: at most one listing of the runs
 // directory and one read of the runs index per command, plus the open of the file being
 // rewritten when that pass rewrites it; no listing at all once the index vouches for the store
 // (counted by a preload that wraps node:fs/promises, test/fixtures/fs-trace.mjs). Crash recovery

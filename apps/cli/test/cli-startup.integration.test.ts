@@ -1,10 +1,10 @@
-// `wf` loads what each verb needs and nothing else (issue 16): the real bin runs with a preload that
+// `wf` loads what each verb needs and nothing else: the real bin runs with a preload that
 // records every module it loads, and each verb is checked against the heavy dependencies it must
-// not pay for. The CLI itself is one CommonJS bundle (dist/cli/wf.cjs, scripts/bundle.mjs): the
+// not pay for. The CLI itself is one CommonJS bundle (dist/cli/wf.cjs, src/startup/bundle.mjs): the
 // light verbs load the bin and the bundle and no other file; the engine, the sandbox and the
 // contract are two more bundles (dist/cli/engine.cjs, contract.cjs), loaded by the verbs that need
 // them, and @babel/parser a copy of its one file beside them (parser.cjs), each compiled from its
-// code cache (bin/code-cache.cjs, tested in cli-code-cache.integration.test.ts). Speed is measured
+// code cache (src/startup/loader.cjs, tested in cli-code-cache.integration.test.ts). Speed is measured
 // in bench/startup.bench.ts.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
@@ -26,7 +26,7 @@ function loaded(args: readonly string[], project = p, status = 0): string[] {
 
 /**
  * loaded(), with a `worker:<url>` line where each worker thread was started and a `compile:<url>`
- * line where each bundle was compiled (bin/code-cache.cjs), in order.
+ * line where each bundle was compiled (src/startup/loader.cjs), in order.
  */
 function loadOrder(args: readonly string[], project = p, status = 0): string[] {
   const trace = join(project.dir, '..', 'load-trace.txt');
@@ -74,7 +74,7 @@ const ARG_LIBRARIES = /npm:(commander|yargs|minimist|cac|meow)\//;
 const BIN = /\/apps\/cli\/bin\/wf\.cjs$/;
 const BUNDLE = /\/apps\/cli\/dist\/cli\/wf\.cjs$/;
 /** The bin's loader of the bundles' code caches. */
-const CODE_CACHE = /\/apps\/cli\/bin\/code-cache\.cjs$/;
+const CODE_CACHE = /\/apps\/cli\/src\/startup\/loader\.cjs$/;
 /** The whole program of a light verb: the bin, its code-cache loader, the bundle, and no other file. */
 const BIN_AND_BUNDLE = [
   expect.stringMatching(BIN),
@@ -82,12 +82,12 @@ const BIN_AND_BUNDLE = [
   expect.stringMatching(BUNDLE),
 ];
 /** The bin's starter of the sandbox of `wf run` and `wf resume`. */
-const EARLY_SANDBOX = /\/apps\/cli\/bin\/early-sandbox\.cjs$/;
+const EARLY_SANDBOX = /\/apps\/cli\/src\/startup\/early-sandbox\.cjs$/;
 const SCHEMA_WORKER_DEPS = /npm:(ajv|re2js)\//;
 const ENGINE_BUNDLE = /\/apps\/cli\/dist\/cli\/engine\.cjs$/;
 const SANDBOX_BUNDLE = /\/apps\/cli\/dist\/cli\/sandbox\.cjs$/;
 const CONTRACT_BUNDLE = /\/apps\/cli\/dist\/cli\/contract\.cjs$/;
-/** @babel/parser's lib/index.js, copied beside the bundles by scripts/bundle.mjs. */
+/** @babel/parser's lib/index.js, copied beside the bundles by src/startup/bundle.mjs. */
 const PARSER_COPY = expect.stringMatching(/\/apps\/cli\/dist\/cli\/parser\.cjs$/);
 /** @wf/bridge (capsule schemas, prelude) with valibot, and @wf/patterns: the verbs that read workflows. */
 const WORKFLOWS_BUNDLE_FILE = /\/apps\/cli\/dist\/cli\/workflows\.cjs$/;
@@ -127,7 +127,7 @@ describe('each verb loads only what it needs', () => {
     "wf %s starts the sandbox's worker thread first, before it compiles or loads the CLI's bundle",
     (_verb, args) => {
       // The thread boots on the other core while this one compiles and runs the rest (the bin,
-      // bin/early-sandbox.cjs): started after the bundle, `wf run` took 4.5-6 ms longer (interleaved
+      // src/startup/early-sandbox.cjs): started after the bundle, `wf run` took 4.5-6 ms longer (interleaved
       // pairs); started after the engine too, as when the sandbox shared engine.cjs, 27-29 ms.
       const order = loadOrder(args);
       const at = (pattern: RegExp) => order.findIndex((line) => pattern.test(line));
@@ -252,7 +252,7 @@ describe('each verb loads only what it needs', () => {
   });
 
   it('wf run with a usage error after its target exits 2 once the sandbox the bin started is closed', () => {
-    // The bin starts the sandbox before the command line is parsed (bin/early-sandbox.cjs); no
+    // The bin starts the sandbox before the command line is parsed (src/startup/early-sandbox.cjs); no
     // verb takes it, so the bin closes it (after its boot) and the process exits.
     const order = loadOrder(['run', 'five.workflow.js', '--bogus'], p, 2);
     expect(order.filter((line) => line.startsWith('worker:'))).toHaveLength(1);

@@ -14,7 +14,7 @@ const cases = readdirSync(FIXTURES)
   .sort()
   .map((f) => f.slice(0, -3));
 
-/** Cases that failed their first attempt before issue 14 item 3 (measured: 22/36 passed). */
+/** Cases that failed their first attempt before the prompt named every required manifest field. */
 const FAILED_BEFORE = new Set<string>([
   '02-missing-patterns',
   '03-missing-phases',
@@ -72,7 +72,7 @@ afterAll(async () => {
   const pct = (n: number) => `${((100 * n) / Math.max(1, outcomes.length)).toFixed(1)}%`;
   const before = outcomes.filter((o) => !FAILED_BEFORE.has(o.name)).length;
   console.log(
-    `authoring corpus: ${passed}/${outcomes.length} first-time passes (${pct(passed)}); before issue 14 item 3: ${before}/${outcomes.length} (${pct(before)})\n${lines.join('\n')}`,
+    `authoring corpus: ${passed}/${outcomes.length} first-time passes (${pct(passed)}); before the prompt named the required fields: ${before}/${outcomes.length} (${pct(before)})\n${lines.join('\n')}`,
   );
 });
 

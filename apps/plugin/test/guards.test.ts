@@ -1,4 +1,4 @@
-// Issue 14 in the plugin: cost guards on by default, a capsule's `requires` enforced before any
+// Cost guards in the plugin: on by default, a capsule's `requires` enforced before any
 // child (real temp dirs, with and without `git init`), and the smoke run before an authoring grant
 // (a capsule failing its smoke run must not take the grant). Real engine, sandbox, catalog and
 // run store on disk, real rc.8 Sessions; only the DSH subagent transport is scripted.

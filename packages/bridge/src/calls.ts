@@ -30,9 +30,9 @@ export const CALL_LIMITS = {
   /** `wait` timeout: about 24.8 days, the largest a host timer takes. */
   maxTimeoutMs: 2_147_483_647,
   /**
-   * JSON values (nodes) in one call's input. invariant 6: validation runs on the host thread,
-   * about 1-3 µs per value; one 1 MB `wf.workflow` input of small objects took 2.9 s. Past this
-   * bound the call fails `WF_BRIDGE_CALL_TOO_LARGE` before any schema runs.
+   * JSON values (nodes) in one call's input. invariant 6: validation runs on the host thread, in
+   * time linear in the values, and a large input of small objects would hold that thread for
+   * seconds. Past this bound the call fails `WF_BRIDGE_CALL_TOO_LARGE` before any schema runs.
    */
   maxNodes: 20_000,
 } as const;

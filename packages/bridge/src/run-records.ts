@@ -1,6 +1,6 @@
 // The records a run leaves: status, events, journal entries, start and finish records. Declared
 // once here because the engine writes them and @wf/catalog-fs stores them, and neither may import
-// the other (DESIGN.md section 3). Types only; the RunRecorder port is the engine's, declared here
+// the other (docs/design.md#layers). Types only; the RunRecorder port is the engine's, declared here
 // with its records so the disk store can extend it.
 
 import type { CapsuleRequires } from './capsule.js';

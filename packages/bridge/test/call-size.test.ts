@@ -1,4 +1,4 @@
-// Host work per call is bounded (issue 11): validateCall inspects at most CALL_LIMITS.maxNodes
+// Host work per call is bounded (invariant 6): validateCall inspects at most CALL_LIMITS.maxNodes
 // JSON values and refuses a larger input with WF_BRIDGE_CALL_TOO_LARGE; the dispatcher throws it
 // as run control. Costs are compared in CPU time against JSON.parse of the same input.
 import { describe, expect, it } from 'vitest';

@@ -10,7 +10,7 @@ import { renameEntry, repairRoot } from './internal/catalog-intent.js';
 import { type CatalogState, CODES, openRoot } from './internal/catalog-names.js';
 import { deleteEntry, saveEntry } from './internal/catalog-publish.js';
 import { importTrustedLocal } from './internal/catalog-trusted-local.js';
-import { isCatalogFsError } from './errors.js';
+import { CatalogFsError } from './errors.js';
 import { withDir } from './internal/safe-dir.js';
 
 export const DEFAULT_CATALOG_LIMITS: CatalogLimits = {
@@ -42,11 +42,11 @@ export async function openCatalog(options: CatalogOptions): Promise<Catalog> {
   for (const scope of scopes) {
     const root = await openRoot(c, scope, false).catch((error: unknown) => {
       // An unusable root is reported by list() and every operation; opening still succeeds.
-      if (isCatalogFsError(error)) return undefined;
+      if (CatalogFsError.is(error)) return undefined;
       throw error;
     });
     await withDir(root, (r) => repairRoot(c, r)).catch((error: unknown) => {
-      if (!isCatalogFsError(error)) throw error;
+      if (!CatalogFsError.is(error)) throw error;
     });
   }
 

@@ -90,11 +90,6 @@ export class CatalogFsError extends WfError<CatalogFsErrorCode> {
   static override readonly brand: string = '@wf/catalog-fs';
 }
 
-/** @deprecated Use `CatalogFsError.is`; kept so existing callers keep compiling. */
-export function isCatalogFsError(value: unknown): value is CatalogFsError {
-  return CatalogFsError.is(value);
-}
-
 /** The data form of a failed operation (`{ code, message, hint? }`). */
 export type OperationError = ErrorInfo<CatalogFsErrorCode>;
 

@@ -1,4 +1,4 @@
-// @wf/catalog-fs: the crash-safe workflow catalog and run store on disk (DESIGN.md invariants 8-9).
+// @wf/catalog-fs: the crash-safe workflow catalog and run store on disk (invariants 8 and 9).
 export type {
   ArchivedEntry,
   Catalog,
@@ -14,7 +14,7 @@ export type {
 } from './catalog-types.js';
 export { DEFAULT_CATALOG_LIMITS, openCatalog } from './catalog.js';
 export type { CatalogFsErrorCode, OperationError, Result } from './errors.js';
-export { CATALOG_FS_ERROR_CODES, CatalogFsError, isCatalogFsError } from './errors.js';
+export { CATALOG_FS_ERROR_CODES, CatalogFsError } from './errors.js';
 export type {
   JournalEntryRecord,
   RunCostRecord,
@@ -28,6 +28,8 @@ export type {
   CatalogEnv,
   DefaultManifestOptions,
   ListedWorkflowEntry,
+  ListWorkflowsOptions,
+  ShippedWorkflowInfo,
   ShippedWorkflows,
   SourceWorkflowEntry,
   TrustedLocalWorkflowEntry,
@@ -43,6 +45,7 @@ export {
   createWorkflowResolver,
   defaultCatalogRoots,
   defaultManifest,
+  listWorkflows,
   personalCatalogRoot,
 } from './resolve.js';
 export type {

@@ -1,4 +1,4 @@
-// Resolving a workflow name to one entry (DESIGN.md section 4, step 1), the one rule the `wf`
+// Resolving a workflow name to one entry (docs/design.md#one-run-end-to-end, step 1), the one rule the `wf`
 // command and the DSH plugin share: shipped workflows first (passed in, so this package never
 // imports @wf/patterns), then the catalog. Also the default manifest and the catalog roots.
 import { homedir } from 'node:os';
@@ -7,7 +7,7 @@ import type { WorkflowCapsule, WorkflowManifest } from '@wf/bridge';
 import type { Catalog, CatalogEntry, CatalogListing, CatalogScope } from './catalog-types.js';
 import { CatalogFsCode, type OperationError, type Result } from './errors.js';
 
-/** Where a resolved workflow came from (DESIGN.md section 4). */
+/** Where a resolved workflow came from: its origin (docs/design.md#glossary). */
 export type WorkflowSource =
   | 'built-in'
   | 'pattern'
@@ -16,7 +16,7 @@ export type WorkflowSource =
   | 'inline'
   | 'run-snapshot';
 
-/** The trust class a workflow runs under (DESIGN.md section 2). */
+/** The trust class a workflow runs under (docs/design.md#trust-classes). */
 export type WorkflowExecution = 'trusted-package' | 'capability-generated' | 'trusted-local';
 
 /** What a source-based workflow runs: manifest and source, and the rest of a capsule if known. */
@@ -54,19 +54,44 @@ export interface ShippedWorkflows {
   readonly patterns: readonly WorkflowCapsule[];
 }
 
-/** One row of `list()`: a shipped workflow or a catalog entry (valid or not). */
+/**
+ * What a listing shows of a shipped workflow: its metadata, never its source. `@wf/patterns`'
+ * light index (`@wf/patterns/shipped-index`) has this shape, so a listing loads no capsule.
+ */
+export interface ShippedWorkflowInfo {
+  readonly name: string;
+  readonly scope: 'built-in' | 'pattern';
+  readonly valid: boolean;
+  readonly error?: string;
+  readonly description: string;
+  readonly inputSchema?: unknown;
+  /** The first example args. */
+  readonly example?: unknown;
+}
+
+/** One row of a listing: a shipped workflow or a catalog entry (valid or not). */
 export interface ListedWorkflowEntry {
   readonly name: string;
   readonly source: 'built-in' | 'pattern' | CatalogScope;
   readonly execution: WorkflowExecution;
   readonly valid: boolean;
   readonly error?: string;
-  /** Shipped workflows only. */
-  readonly capsule?: WorkflowCapsule;
+  /** Shipped workflows; catalog capsules when listed with `details`. */
+  readonly description?: string;
+  readonly inputSchema?: unknown;
+  readonly example?: unknown;
   /** Catalog entries only. */
   readonly catalogEntry?: CatalogEntry;
   /** A catalog name a shipped workflow hides: listed, never resolved. */
   readonly shadowed?: boolean;
+}
+
+export interface ListWorkflowsOptions {
+  /**
+   * Also read each valid catalog capsule for its description, input schema and first example
+   * (one capsule read each). Trusted-local modules are never read: they are only named.
+   */
+  readonly details?: boolean;
 }
 
 /** The catalog's listing (`truncated`, `problems`) with shipped workflows in front. */
@@ -99,7 +124,7 @@ export interface WorkflowResolver {
     | undefined
   >;
   /** Every name in precedence order, catalog entries hidden by a shipped one marked `shadowed`. */
-  list(): Promise<WorkflowListing>;
+  list(options?: ListWorkflowsOptions): Promise<WorkflowListing>;
 }
 
 const SHIPPED_LOCATION = '@wf/patterns';
@@ -111,6 +136,7 @@ export function createWorkflowResolver(options: WorkflowResolverOptions): Workfl
   ]);
   const byName = new Map<string, SourceWorkflowEntry>();
   for (const e of shipped) if (!byName.has(e.name)) byName.set(e.name, e);
+  const shippedInfo = shipped.map(shippedInfoOf);
 
   const resolve = async (name: string): Promise<Result<{ entry: WorkflowEntry }>> => {
     const hit = byName.get(name);
@@ -161,29 +187,80 @@ export function createWorkflowResolver(options: WorkflowResolverOptions): Workfl
       const { manifest, source } = found.entry.capsule;
       return { manifest, source, trust: found.entry.execution };
     },
-    async list() {
-      const entries: ListedWorkflowEntry[] = shipped.map((e) => ({
-        name: e.name,
-        source: e.source as 'built-in' | 'pattern',
-        execution: 'trusted-package',
-        valid: true,
-        capsule: e.capsule as WorkflowCapsule,
-      }));
-      const catalog = await options.catalog();
-      if (!catalog) return { entries, truncated: false, problems: [] };
-      const listing = await catalog.list();
-      for (const e of listing.entries)
-        entries.push({
-          name: e.name,
-          source: e.scope,
-          execution: e.execution,
-          valid: e.valid,
-          ...(e.error === undefined ? {} : { error: e.error }),
-          catalogEntry: e,
-          ...(byName.has(e.name) ? { shadowed: true } : {}),
-        });
-      return { entries, truncated: listing.truncated, problems: listing.problems };
-    },
+    list: async (listOptions) => listWorkflows(shippedInfo, await options.catalog(), listOptions),
+  };
+}
+
+/**
+ * Every workflow a name can resolve to, in the resolver's precedence (built-in > pattern >
+ * project > personal): the shipped workflows in their order, then the catalog's entries, a
+ * catalog name that a shipped one hides marked `shadowed` (resolve never reaches it). The one
+ * listing both apps show; it takes shipped metadata, so listing loads no workflow source.
+ */
+export async function listWorkflows(
+  shipped: readonly ShippedWorkflowInfo[],
+  catalog: Catalog | undefined,
+  options: ListWorkflowsOptions = {},
+): Promise<WorkflowListing> {
+  const entries: ListedWorkflowEntry[] = shipped.map((e) => ({
+    name: e.name,
+    source: e.scope,
+    execution: 'trusted-package',
+    valid: e.valid,
+    ...(e.error === undefined ? {} : { error: e.error }),
+    description: e.description,
+    ...(e.inputSchema === undefined ? {} : { inputSchema: e.inputSchema }),
+    ...(e.example === undefined ? {} : { example: e.example }),
+  }));
+  if (!catalog) return { entries, truncated: false, problems: [] };
+  const shippedNames = new Set(shipped.map((e) => e.name));
+  const listing = await catalog.list();
+  for (const e of listing.entries) {
+    const details =
+      options.details === true && e.valid && e.execution === 'capability-generated'
+        ? await capsuleDetails(catalog, e.name)
+        : {};
+    entries.push({
+      name: e.name,
+      source: e.scope,
+      execution: e.execution,
+      valid: e.valid,
+      ...(e.error === undefined ? {} : { error: e.error }),
+      ...details,
+      catalogEntry: e,
+      ...(shippedNames.has(e.name) ? { shadowed: true } : {}),
+    });
+  }
+  return { entries, truncated: listing.truncated, problems: listing.problems };
+}
+
+/** A catalog capsule's description, input schema and first example, or nothing if unreadable. */
+async function capsuleDetails(
+  catalog: Catalog,
+  name: string,
+): Promise<Pick<ListedWorkflowEntry, 'description' | 'inputSchema' | 'example'>> {
+  const loaded = await catalog.load(name);
+  if (!loaded.ok || !loaded.capsule) return {};
+  const { manifest, inputs } = loaded.capsule;
+  const example = inputs?.examples?.[0];
+  return {
+    description: manifest.description,
+    ...(manifest.inputSchema === undefined ? {} : { inputSchema: manifest.inputSchema }),
+    ...(example === undefined ? {} : { example }),
+  };
+}
+
+/** What a listing shows of a shipped capsule (the same fields `@wf/patterns` indexes). */
+function shippedInfoOf(entry: SourceWorkflowEntry): ShippedWorkflowInfo {
+  const { manifest, inputs } = entry.capsule;
+  const example = inputs?.examples?.[0];
+  return {
+    name: entry.name,
+    scope: entry.source as 'built-in' | 'pattern',
+    valid: true,
+    description: manifest.description,
+    ...(manifest.inputSchema === undefined ? {} : { inputSchema: manifest.inputSchema }),
+    ...(example === undefined ? {} : { example }),
   };
 }
 

@@ -1,6 +1,6 @@
 // The run records the store keeps, under this package's names. The shapes are declared once in
 // @wf/bridge (which the engine's RunRecorder port also uses); this package may not import
-// @wf/engine (DESIGN.md section 3), and a conformance test proves the store satisfies the port.
+// @wf/engine (docs/design.md#layers), and a conformance test proves the store satisfies the port.
 import type {
   JournalEntry,
   RunCost,

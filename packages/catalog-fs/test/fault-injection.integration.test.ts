@@ -1,8 +1,8 @@
 // Fault injection: a child process loops save / replace / rename / delete and appends run events;
 // we SIGKILL it at random moments (>= 200 times; WF_LONG=1 for 1000) and after each kill reopen
-// the catalog and the run store and check every invariant (DESIGN.md invariants 8 and 9). Then a
-// child records one run and SIGKILLs itself before each of its write calls in turn, every write
-// boundary of begin, record and finish: no half-made run, no end without its result (12).
+// the catalog and the run store and check invariants 8 and 9. Then a child records one run and
+// SIGKILLs itself before each of its write calls in turn, every write boundary of begin, record
+// and finish: no half-made run, no end without its result (invariant 12).
 import { appendFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it, onTestFinished } from 'vitest';

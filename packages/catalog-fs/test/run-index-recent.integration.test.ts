@@ -1,4 +1,4 @@
-// The constant-cost listing (issue 16): once a full pass has rewritten the runs index with its
+// The constant-cost listing: once a full pass has rewritten the runs index with its
 // header, `listRecent(n)` reads the header, the tail and the end of the sorted body, and never
 // lists the store directory; it gives exactly what a full listing gives. Anything that makes the
 // index disagree with the directory (runs copied in or removed by hand, trash, hand edits, an

@@ -1,4 +1,4 @@
-// Listing the newest runs costs what it prints (issue 16): with a few thousand stored runs,
+// Listing the newest runs costs what it prints: with a few thousand stored runs,
 // `listRecent(20)` opens about 20 run directories, and so does opening the store (recovery skips
 // runs the index saw end). Counted through the safe-dir seam (every run directory the store opens),
 // not timed. Runs recorded before the index existed are read once and added to it.

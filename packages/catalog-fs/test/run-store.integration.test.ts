@@ -205,7 +205,7 @@ describe('recording a run', () => {
   });
 });
 
-describe('appending lines (issue 16: once per entry, synchronous appends)', () => {
+describe('appending lines (once per entry, synchronous appends)', () => {
   const entry = (seq: number, value: unknown) => ({
     seq,
     settleSeq: seq,

@@ -1,4 +1,4 @@
-// Issue 14: the per-child model-call cap (a child stuck in a structured-output retry loop is
+// Cost guards: the per-child model-call cap (a child stuck in a structured-output retry loop is
 // stopped) and host feature detection for the engine's `requires` preflight, on real rc.8
 // Sessions and the real rc.8 user-questions service.
 import { Context } from '@deepseek-ai/cordis';

@@ -1,7 +1,7 @@
-// The execution backend port (issue 15): where a run's journal lives, how its children are
+// The execution backend port: where a run's journal lives, how its children are
 // launched and what caps children across a deployment. The embedded backend (the default) keeps
 // all three in this process; a durable backend (@wf/restate) keeps them in a durable engine so
-// another machine can continue the run. The engine imports no backend (DESIGN.md section 3).
+// another machine can continue the run. The engine imports no backend (docs/design.md#layers).
 import type { AllowanceRefusal } from './allowance.js';
 import type { AgentProvider, JournalEntry } from './ports.js';
 import type { ResolvedWorkflow, RunDone } from './types.js';

@@ -7,7 +7,7 @@ import { EngineError } from './errors.js';
 import { createEngineState, type Prepared } from './internal/engine-state.js';
 import { begin } from './internal/handle.js';
 import { checkStart } from './internal/preflight.js';
-import type { JournalEntry, RunStartRecord } from './ports.js';
+import type { RunStartRecord } from './ports.js';
 import type { Engine, EngineOptions, ResumeOptions, RunHandle, StartOptions } from './types.js';
 
 export { DEFAULT_ENGINE_LIMITS } from './limits.js';
@@ -55,7 +55,7 @@ export function createEngine(options: EngineOptions): Engine {
           `cannot resume ${previousRunId}: only source-based runs are deterministic enough to replay (this one is ${start.trust})`,
         );
       }
-      const recorded = recordedProvider(start, journal);
+      const recorded = recordedProvider(start);
       const agents = e.agents;
       if (
         recorded !== undefined &&
@@ -106,21 +106,9 @@ export function createEngine(options: EngineOptions): Engine {
   };
 }
 
-/**
- * The kind of agents a recorded run used: its start record says so; older records are read from
- * the provider name on journaled child results. Undefined when nothing tells.
- */
-function recordedProvider(
-  start: RunStartRecord,
-  journal: readonly JournalEntry[],
-): { name: string; simulated: boolean } | undefined {
-  if (typeof start.provider === 'string')
-    return { name: start.provider, simulated: start.simulated === true };
-  for (const entry of journal) {
-    if (!entry.outcome.ok) continue;
-    const value = (entry.outcome.value as { value?: { provider?: unknown } } | null)?.value;
-    if (typeof value?.provider === 'string')
-      return { name: value.provider, simulated: value.provider.startsWith('simulated') };
-  }
-  return undefined;
+/** The kind of agents a recorded run used, as its start record names it; undefined when unnamed. */
+function recordedProvider(start: RunStartRecord): { name: string; simulated: boolean } | undefined {
+  return typeof start.provider === 'string'
+    ? { name: start.provider, simulated: start.simulated === true }
+    : undefined;
 }

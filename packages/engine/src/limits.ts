@@ -84,7 +84,7 @@ export const WARN_RATIO = 0.8;
 /**
  * Tokens reserved for a task without `maxTokens`: the engine default, but never more than an even
  * share of the budget over the run's concurrency, so a small budget still admits its first
- * children (a 10,000-token budget used to refuse every default task of 16,000).
+ * children (a 10,000-token budget would otherwise refuse every default task of 16,000).
  */
 export function defaultAllocation(
   budgetTotal: number,

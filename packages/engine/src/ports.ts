@@ -1,6 +1,6 @@
 // The engine's ports: interfaces that other packages implement structurally (catalog-fs: the
 // RunRecorder; dsh-adapter: the AgentProvider and Approver) and apps/plugin wires together.
-// The engine never imports those packages (DESIGN.md section 3). Task-level vocabulary (model
+// The engine never imports those packages (docs/design.md#layers). Task-level vocabulary (model
 // hints, isolation, verification) and the run records (events, journal, start/finish) are the
 // @wf/bridge contract's, not redeclared here; the records are re-exported for existing importers.
 import type { IsolationMode, ModelHint, TaskVerification, Trust } from '@wf/bridge';

@@ -74,7 +74,7 @@ export type WorkflowInput =
       readonly name?: string;
     };
 
-/** The sandbox surface the engine uses (DESIGN.md section 6; `@wf/sandbox` provides it). */
+/** The sandbox surface the engine uses (docs/design.md#pinned-api; `@wf/sandbox` provides it). */
 export interface SandboxLike {
   run(request: {
     source: string;
@@ -247,7 +247,7 @@ export interface Engine {
   readonly limits: EngineLimits;
 }
 
-// The task types and the `wf` API are the bridge's (one contract, DESIGN.md section 3): the
+// The task types and the `wf` API are the bridge's (one contract, docs/design.md#layers): the
 // engine re-exports them and never redeclares them. `structured` is `unknown` on the engine side:
 // it holds whatever passed the task's own schema.
 

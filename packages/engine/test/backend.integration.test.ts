@@ -1,4 +1,4 @@
-// The execution backend port (issue 15): a backend's journal is replayed when the same run id
+// The execution backend port: a backend's journal is replayed when the same run id
 // executes again (a continued run), appends arrive in delivery order, backend.agents replaces
 // options.agents, and backend.deployment is the deployment-wide cap children acquire.
 import type { Sandbox } from '@wf/sandbox';

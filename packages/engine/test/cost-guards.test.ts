@@ -1,4 +1,4 @@
-// Cost guards (issue 14 item 2): no listener leak at wide fan-out, default task allocation under
+// Cost guards: no listener leak at wide fan-out, default task allocation under
 // small budgets, engine-wide default budget, per-child wall limit, 80% warnings.
 import { describe, expect, it } from 'vitest';
 import {

@@ -701,7 +701,7 @@ describe('misbehaving ports', () => {
   });
 });
 
-describe('journal text (issue 16: each entry serialised once)', () => {
+describe('journal text (each entry serialised once)', () => {
   it("hands the recorder the entry's JSON text, which the memory recorder stores as is", async () => {
     const inner = createMemoryRecorder();
     const seen: [unknown, unknown][] = [];

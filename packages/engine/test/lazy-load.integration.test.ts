@@ -1,4 +1,4 @@
-// A run pays only for the schema machinery it uses (issue 16): re2js loads on the first schema
+// A run pays only for the schema machinery it uses: re2js loads on the first schema
 // with a `pattern`, and the schema worker pool (where ajv loads) starts on the first validation,
 // never at engine creation or for a run without an output schema; once idle, those workers do not
 // hold the process open. Each case runs the built engine

@@ -1,4 +1,4 @@
-// The in-memory recorder keeps JSON text, not parsed copies (issue 11): guest-controlled inputs
+// The in-memory recorder keeps JSON text, not parsed copies (invariant 6): guest-controlled inputs
 // cost about their JSON size, and the public view still reads as parsed records.
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';

@@ -1,4 +1,4 @@
-// `requires` in preflight (issue 14 item 4) on real directories (a temp dir with and without
+// `requires` in preflight on real directories (a temp dir with and without
 // `git init`) and real host facts: each unmet requirement ends the run `failed` with its own code
 // before approval and before any child starts.
 import { execFileSync } from 'node:child_process';

@@ -1,4 +1,4 @@
-// The simulated provider's generated answers are clamped (issue 11): a schema cannot make the host
+// The simulated provider's generated answers are clamped (invariant 6): a schema cannot make the host
 // build a huge value (minLength 1.5e8 padded 150 MB on the host thread: 7.2 s, +469 MiB).
 import { describe, expect, it } from 'vitest';
 import { SIMULATED_ANSWER_LIMITS, sampleFromSchema } from '../src/index.js';

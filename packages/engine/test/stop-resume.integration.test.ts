@@ -1,4 +1,4 @@
-// Honest resume (issue 14 item 1) through the real sandbox: a run stopped mid fan-out resumes to
+// Honest resume through the real sandbox: a run stopped mid fan-out resumes to
 // the result of an uninterrupted run; children it stopped run again, children that completed are
 // replayed (never re-run), and a stop is never replayed as a failure. Resuming across real and
 // simulated agents is refused unless asked for.

@@ -1,4 +1,4 @@
-// Host-work bounds of structured output (issue 11): the expansion budget over the $ref graph and
+// Host-work bounds of structured output (invariant 6): the expansion budget over the $ref graph and
 // the schema worker pool's time limit. Real ajv in real worker threads.
 import { describe, expect, it } from 'vitest';
 import { MAX_SCHEMA_EXPANSION, schemaExpansion } from '../src/internal/schema-budget.js';

@@ -1,4 +1,4 @@
-// One semantics for `wf` (issue 12): every behaviour of the workflow API runs, from the same
+// One semantics for `wf` in both trust classes: every behaviour of the workflow API runs, from the same
 // workflow source, as a sandboxed capability-generated run (bridge prelude in QuickJS) and as a
 // trusted-local run (a host function), through the real engine, and must give the same answer.
 import { createSandbox, type Sandbox } from '@wf/sandbox';

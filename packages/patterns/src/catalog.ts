@@ -25,7 +25,7 @@ export const BUILT_INS: readonly WorkflowCapsule[] = Object.freeze([
   scopedReview,
 ]);
 
-/** Every shipped workflow: built-ins first, then patterns (DESIGN.md section 4 precedence). */
+/** Every shipped workflow: built-ins first, then patterns (the resolver's precedence). */
 export const SHIPPED_WORKFLOWS: readonly WorkflowCapsule[] = Object.freeze([
   ...BUILT_INS,
   ...PATTERNS,

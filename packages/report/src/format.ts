@@ -21,8 +21,8 @@ const two = (n: number) => (n < 10 ? `0${n}` : String(n));
 
 /**
  * `YYYY-MM-DD HH:MM` in UTC, or `?` for a time that is not one. Built from the getUTC* fields
- * because a process's first Date#toISOString costs 0.8-2.6 ms on Node 20 (the getters cost
- * ~0.03 ms), and `wf runs` / `wf show` are one-shot processes. Years outside 0-9999 keep
+ * because a process's first Date#toISOString is far slower than the getters on Node 20, and
+ * `wf runs` / `wf show` are one-shot processes. Years outside 0-9999 keep
  * toISOString's extended form.
  */
 export function utcMinute(ms: number): string {

@@ -63,7 +63,7 @@ export function renderRunReport(input: RunReportInput, options: RunReportOptions
     output: num(costTokens?.outputTokens) ?? model.tokens.output,
     total: num(costTokens?.totalTokens) ?? model.tokens.total,
   };
-  // Simulated children call no model: their tokens are counted, never spent (issue 14: say which).
+  // Simulated children call no model: their tokens are counted, never spent, and the report says which.
   const tokenKind =
     run.simulated === true
       ? ' (simulated: none spent)'
@@ -444,7 +444,7 @@ summary{cursor:pointer;font-weight:600;margin:20px 0 8px}
 footer{margin-top:32px;color:var(--mute);font-size:11px}
 `;
 
-/** Which agents ran the children, and the run a resumed run continues (issue 14: say so). */
+/** Which agents ran the children, and the run a resumed run continues: a reader must not guess. */
 function provenanceLines(run: Record<string, unknown>): string[] {
   const out: string[] = [];
   const provider = text(run.provider);

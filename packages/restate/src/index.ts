@@ -1,4 +1,4 @@
-// @wf/restate: durable, distributed execution of @wf runs on Restate (issue 15). One run is one
+// @wf/restate: durable, distributed execution of @wf runs on Restate. One run is one
 // WfRun workflow invocation; its children are WfAgent invocations; the guest runs in @wf/sandbox
 // exactly as with the embedded engine.
 // First: the SDK reads its log level when it loads, and client.ts loads it through blobs.ts.

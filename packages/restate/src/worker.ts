@@ -51,8 +51,7 @@ export interface RestateWorkerOptions {
   /**
    * WfSemaphore keys the cap is split over (1 to 64, at most `deploymentConcurrency`). Default 1:
    * one key, an exact work-conserving cap, and at most one acquire or release at a time on the
-   * server (measured, 100 runs x 20 instant children on 2 workers: 35 children/s with one key, 54
-   * with four). With N keys acquires and releases run N at a time and the cap still holds (the keys' capacities add up to it), but a child
+   * server, which caps the throughput of instant children (bench/RESULTS.md). With N keys acquires and releases run N at a time and the cap still holds (the keys' capacities add up to it), but a child
    * waits for a slot in its own key even while another key has one free (a run's children spread
    * round-robin). Every worker of a deployment must use the same cap and the same shards.
    */

@@ -1,4 +1,4 @@
-// Two worker processes behind one balancer address, deployment concurrency 2 (issue 15):
+// Two worker processes behind one balancer address, deployment concurrency 2:
 // the WfSemaphore cap holds across both workers (counted from the agents' side), and a run
 // survives a SIGKILL of the Restate server mid-run (restarted on the same data dir) with the
 // uninterrupted result and no completed child started again.

@@ -1,4 +1,4 @@
-// Failover (issue 15): two worker processes behind one balancer address; the worker executing a
+// Failover: two worker processes behind one balancer address; the worker executing a
 // run is SIGKILLed at five points (before any child finished, during the parallel reviews,
 // during the verifications, before the synthesis, right after the last child ended but before the
 // run's result was recorded). The other worker completes the run with the

@@ -1,4 +1,4 @@
-// Large answers by reference (issue 15): an answer above `answerByReferenceBytes` is stored in the
+// Large answers by reference: an answer above `answerByReferenceBytes` is stored in the
 // WfBlob object (chunked, keyed by its SHA-256) and only a reference travels through the child's
 // journaled step, its invocation output and the run's journal; readers fetch it and check its
 // hash and size. Real server, one worker, real sandbox.

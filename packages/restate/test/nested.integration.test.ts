@@ -1,4 +1,4 @@
-// Nested `wf.workflow` on Restate (issue 15): the nested run is its own WfRun invocation keyed
+// Nested `wf.workflow` on Restate: the nested run is its own WfRun invocation keyed
 // from the parent run id and call number. Two worker processes behind one address; the worker
 // executing the nested run, or the one executing the parent, is SIGKILLed during the nested run.
 // The run completes with the embedded engine's result (byte-identical JSON), the parent

@@ -1,4 +1,4 @@
-// Parity (issue 15): every shipped workflow (built-ins and patterns) on simulated agents gives a
+// Parity: every shipped workflow (built-ins and patterns) on simulated agents gives a
 // byte-identical result on the embedded engine and on Restate (real server, one worker), for the
 // same seed, args and start time.
 import { createEngine, createSimulatedAgents } from '@wf/engine';

@@ -1,4 +1,4 @@
-// The sharded semaphore on the real server (issue 15, worker option semaphoreShards): a cap of 4
+// The sharded semaphore on the real server (worker option semaphoreShards): a cap of 4
 // split over 2 WfSemaphore keys holds across two workers, counted from the agents' side, and is
 // used in full (both keys hand out slots at once: one key alone holds 2).
 import { expect, it } from 'vitest';

@@ -2,7 +2,7 @@
 // createSandbox with the default pool, one trivial run; once from the entry the published package
 // exports, the one-file dist/internal/sandbox.bundle.js, and once from the repository's
 // dist/index.js and its 15 modules, for comparison), on cold-bare.mjs (bare
-// quickjs-emscripten, the same run in the main thread: issue 16's baseline) and on @wf/bench's
+// quickjs-emscripten, the same run in the main thread: the target's baseline) and on @wf/bench's
 // worker-quickjs (the same bare run in one worker thread: the floor of the sandbox's isolation
 // model, which no worker-based sandbox can beat), in rotating order, and reads the time from
 // process start to the result in hand as each child reports it.

@@ -1,16 +1,15 @@
 #!/usr/bin/env node
 // Joins the built package's modules (tsc's dist/) into the two files a fresh process loads, so
-// that it does not read and link them one ES module at a time (issue 16, measured side by side):
+// that it does not read and link them one ES module at a time (figures in bench/RESULTS.md):
 // - dist/internal/worker.cjs: the worker thread's entry (dist/internal/worker.js, its sibling
 //   modules and quickjs-emscripten) in one CommonJS file, which the pool starts in place of
 //   worker.js when it is there and fresh (pool-worker.ts). A thread that loads ES modules first
-//   starts Node's ES module loader and then links 23 modules: the first result in a fresh process
-//   came about 45 ms sooner (275 -> 222 ms median of 5, in the same minute).
+//   starts Node's ES module loader and then links 23 modules, all before a fresh process's first
+//   result.
 // - dist/internal/sandbox.bundle.js: the package's entry (dist/index.js and the 15 modules it
 //   imports, @wf/errors left out: its classes must stay one copy) in one ES module, the entry the
 //   published package exports (package.json publishConfig.exports). The main thread links it
-//   before it can start the first worker: its import took 12-15 ms instead of 30-33 ms (traced),
-//   the first result came 5-16 ms sooner (interleaved pairs of fresh processes, 41 and 25). In
+//   before it can start the first worker, so one module instead of sixteen is on that path. In
 //   the repository the entry stays dist/index.js, which `tsc -b` keeps fresh.
 // The code is the same code: esbuild only joins the modules. Usage: node scripts/bundle.mjs
 // (after `tsc -b packages/sandbox`). Also imported: bundleWorker(), bundleEntry().

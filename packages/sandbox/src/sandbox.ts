@@ -78,8 +78,8 @@ let randomInt: ((min: number, max: number) => number) | undefined;
 /**
  * A seed for a run that brings none, from the OS's CSPRNG (not Math.random: a guest that sees
  * its seed must learn nothing of the host's PRNG state). node:crypto is loaded here rather than
- * imported: an ES import of it costs 6-9 ms (Node enumerates its exports, loading Web Crypto),
- * which a fresh process paid before it could start its first worker.
+ * imported: an ES import of it makes Node enumerate its exports, loading Web Crypto, which a
+ * fresh process would pay before it could start its first worker.
  */
 function randomSeed(): number {
   randomInt ??= (require('node:crypto') as typeof import('node:crypto')).randomInt;

@@ -1,4 +1,4 @@
-// Public types of @wf/sandbox (DESIGN.md section 6, contract 1 of the team brief).
+// Public types of @wf/sandbox (the pinned API: docs/design.md#pinned-api).
 
 /** What a capability receives besides its JSON input. */
 export interface CapabilityContext {
@@ -56,7 +56,7 @@ export interface SandboxOptions {
    * compiler only (default `true`: V8's own tiering). For short-lived processes, such as a
    * command line: with tier-up, V8's optimizing compiler is still compiling QuickJS in the
    * background when a short process wants to exit, and the exit waits for it. The cost: CPU-heavy
-   * guests run ~1.7x slower once warm (their CPU limits are unchanged). Process-wide and not
+   * guests run slower once warm (their CPU limits are unchanged). Process-wide and not
    * undone by `close()`: every WebAssembly module compiled afterwards in the process is affected.
    */
   wasmTierUp?: boolean;

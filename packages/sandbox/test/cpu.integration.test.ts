@@ -1,4 +1,4 @@
-// CPU limits in CPU time (issue 11): the per-slice limit and the per-run budget count the worker
+// CPU limits in CPU time (invariant 6): the per-slice limit and the per-run budget count the worker
 // thread's CPU, so a run that is descheduled by machine load is not charged for it, and many
 // short busy slices are stopped by the budget.
 import { spawn } from 'node:child_process';

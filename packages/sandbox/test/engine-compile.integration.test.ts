@@ -1,4 +1,4 @@
-// Who compiles the engine (issue 16, first result): the thread that creates the sandbox compiles
+// Who compiles the engine (a fresh process's first result): the thread that creates the sandbox compiles
 // QuickJS's WebAssembly while its first worker thread boots, and posts it; the worker instantiates
 // that module instead of compiling its own. The worker says it is ready once the engine is
 // instantiated, before it builds its first hardened slot, and a run that arrives meanwhile waits

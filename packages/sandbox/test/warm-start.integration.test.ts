@@ -1,4 +1,4 @@
-// Near-floor starts (issue 16): createSandbox waits for one worker only (the rest of the pool
+// Near-floor starts: createSandbox waits for one worker only (the rest of the pool
 // boots in the background) and overlapping runs use the whole pool; warm modules are prepared
 // while the worker is idle (never while messages keep arriving) and as many as recent demand
 // needed. Real threads, real QuickJS modules.

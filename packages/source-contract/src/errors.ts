@@ -55,8 +55,3 @@ export type SourceContractErrorCode = keyof typeof SOURCE_CONTRACT_ERROR_CODES;
 export class SourceContractError extends WfError<SourceContractErrorCode> {
   static override readonly brand: string = '@wf/source-contract';
 }
-
-/** @deprecated Use `SourceContractError.is`; kept so existing callers keep compiling. */
-export function isSourceContractError(value: unknown): value is SourceContractError {
-  return SourceContractError.is(value);
-}

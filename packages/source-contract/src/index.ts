@@ -2,7 +2,6 @@
 // the sandbox is the boundary). Read this file and README.md to audit the package.
 export { checkWorkflowSource, MAX_DIAGNOSTICS } from './check.js';
 export {
-  isSourceContractError,
   SOURCE_CONTRACT_CODES,
   SOURCE_CONTRACT_ERROR_CODES,
   SourceContractError,

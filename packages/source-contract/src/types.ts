@@ -1,4 +1,4 @@
-// Public shapes of the source contract (DESIGN.md section 6, pinned; `hint`, `severity`,
+// Public shapes of the source contract (docs/design.md#pinned-api; `hint`, `severity`,
 // `profile` and the caps are additions).
 
 /**

@@ -5,7 +5,6 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import {
   checkWorkflowSource,
-  isSourceContractError,
   SOURCE_CONTRACT_CODES,
   SOURCE_CONTRACT_ERROR_CODES,
   SourceContractError,
@@ -92,7 +91,7 @@ describe('options', () => {
       caught = error;
     }
     expect(caught).toBeInstanceOf(SourceContractError);
-    expect(isSourceContractError(caught)).toBe(true);
+    expect(SourceContractError.is(caught)).toBe(true);
     expect((caught as SourceContractError).code).toBe('WF_SOURCE_INVALID_OPTIONS');
   });
 
@@ -100,14 +99,13 @@ describe('options', () => {
     const foreign = Object.assign(new Error('x'), {
       [Symbol.for('@wf/errors.brand')]: '@wf/source-contract',
     });
-    expect(isSourceContractError(foreign)).toBe(true);
     expect(SourceContractError.is(foreign)).toBe(true);
     const other = Object.assign(new Error('x'), {
       [Symbol.for('@wf/errors.brand')]: '@wf/sandbox',
     });
     expect(SourceContractError.is(other)).toBe(false);
-    expect(isSourceContractError(new Error('x'))).toBe(false);
-    expect(isSourceContractError(null)).toBe(false);
+    expect(SourceContractError.is(new Error('x'))).toBe(false);
+    expect(SourceContractError.is(null)).toBe(false);
   });
 });
 

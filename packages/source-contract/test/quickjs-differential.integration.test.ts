@@ -1,4 +1,4 @@
-// The parser differential (issue 2): whatever the checker accepts must also compile in real
+// The parser differential: whatever the checker accepts must also compile in real
 // QuickJS. Babel is the checker's parser, QuickJS is the runtime's; they must not disagree in
 // the dangerous direction (checker accepts, runtime parses something else or rejects).
 import fc from 'fast-check';

@@ -1,4 +1,4 @@
-// Program shape (issue 2, Part B): one async run, helper functions and consts, nothing else.
+// Program shape (docs/design.md#pinned-api): one async run, helper functions and consts, nothing else.
 import { describe, expect, it } from 'vitest';
 import { checkWorkflowSource } from '../src/index.js';
 import { errorCodes, errorsOf, inRun } from './helpers.js';

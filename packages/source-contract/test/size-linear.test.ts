@@ -1,4 +1,4 @@
-// checkWorkflowSource is size-linear (issue 11): on a hostile shape at the default size limit
+// checkWorkflowSource is size-linear (invariant 6): on a hostile shape at the default size limit
 // (512 KB) its CPU time stays within 6x of what @babel/parser alone takes for the same text (the
 // parse is linear and part of the check). Measured 2026-12-03: 0.8-2.4x, idle and beside three
 // busy loops. With a scan of the visited nodes added per node (quadratic): 5.6-29x, red for four

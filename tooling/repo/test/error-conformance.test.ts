@@ -1,4 +1,4 @@
-// Repo-level error conformance (issue 12): every package listed in error-surfaces.json exports
+// Repo-level error conformance: every package listed in error-surfaces.json exports
 // code tables keyed CODE -> CODE under one WF_<AREA>_ prefix, an error class on the @wf/errors kit
 // whose `is` survives a realm copy and tells packages apart, and a three-section docs/errors page
 // plus a README line for every code. Every code literal in a package's src/ must be declared.

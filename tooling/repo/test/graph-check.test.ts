@@ -45,7 +45,7 @@ function base(solution: string[]) {
 afterEach(() => rmSync(root, { recursive: true, force: true }));
 
 describe('graph check', () => {
-  it('accepts a layering that DESIGN.md allows', () => {
+  it('accepts a layering that docs/design.md#layers allows', () => {
     base(['packages/bridge', 'packages/catalog-fs']);
     pkg(
       'packages/catalog-fs',
@@ -67,7 +67,7 @@ describe('graph check', () => {
     const r = run();
     expect(r.code).toBe(1);
     expect(r.out).toContain(
-      'depends on @wf/bridge, which DESIGN.md does not allow below @wf/sandbox',
+      'depends on @wf/bridge, which the layering (docs/design.md#layers) does not allow below @wf/sandbox',
     );
   });
 
@@ -91,7 +91,7 @@ describe('graph check', () => {
     const r = run();
     expect(r.code).toBe(1);
     expect(r.out).toContain(
-      'depends on @wf/bridge, which DESIGN.md does not allow below @wf/errors',
+      'depends on @wf/bridge, which the layering (docs/design.md#layers) does not allow below @wf/errors',
     );
   });
 
@@ -161,7 +161,9 @@ describe('graph check', () => {
     );
     const r = run();
     expect(r.code).toBe(1);
-    expect(r.out).toContain('depends on @wf/plugin, which DESIGN.md does not allow below @wf/cli');
+    expect(r.out).toContain(
+      'depends on @wf/plugin, which the layering (docs/design.md#layers) does not allow below @wf/cli',
+    );
     expect(r.out).toContain('apps/cli/src/index.ts: imports @wf/plugin, not allowed below @wf/cli');
   });
 

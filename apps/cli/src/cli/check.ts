@@ -104,8 +104,8 @@ export async function checkFiles(
   options: { profile: CheckProfile; cwd: string; smoke?: boolean; args?: unknown },
 ): Promise<CheckReport> {
   // Loaded here, not at the top: registering `check` must not cost every verb the parser. The
-  // capsule checks (the capsule schemas: dist/cli/workflows.cjs in the bundle, about 3 ms to
-  // compile) only for a capsule or a smoke run.
+  // capsule checks (the capsule schemas: dist/cli/workflows.cjs in the bundle) only for a
+  // capsule or a smoke run.
   const { checkWorkflowSource } = await import('@wf/source-contract');
   let capsuleChecks: Promise<typeof import('./check-capsule.js')> | undefined;
   const capsuleModule = () => {

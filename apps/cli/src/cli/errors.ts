@@ -156,8 +156,3 @@ export class CliError extends WfError<CliErrorCode> {
     return CLI_EXIT_CODES[this.code];
   }
 }
-
-/** @deprecated Use `CliError.is`; kept so existing callers keep compiling. */
-export function isCliError(value: unknown): value is CliError {
-  return CliError.is(value);
-}

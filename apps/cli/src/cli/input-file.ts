@@ -1,6 +1,6 @@
 // Files named on the command line (a workflow to run or check, --args-file) are classified before
 // they are read: a FIFO, a device, a socket or a directory is refused by what it is and is never
-// opened where reading it could block (`wf check ./fifo.js` used to hang). The file is opened
+// opened where reading it could block (`wf check ./fifo.js` would wait forever). The file is opened
 // O_NONBLOCK and checked again through its descriptor, so one swapped in after the check is caught
 // too, and its text must be valid UTF-8 (nothing is silently replaced by U+FFFD).
 import { constants, promises as fsp, type Stats } from 'node:fs';

@@ -1,5 +1,6 @@
 // `wf list`: every workflow `wf run <name>` can resolve, in precedence order (built-in > pattern >
-// project > personal), with its scope, trust class and validity. An invalid catalog entry is
+// project > personal), with its scope, trust class and validity: the resolver's own listing
+// (`listWorkflows`, @wf/catalog-fs), which the DSH plugin shows too. An invalid catalog entry is
 // listed with its error (it can never run); a catalog name hidden by a built-in is marked shadowed.
 // Shipped workflows come from @wf/patterns' generated index, not the capsules, and catalog
 // capsules are validated by the catalog as it lists them, every time (the catalog and its capsule
@@ -7,7 +8,7 @@
 // parser, engine or embedded workflow source.
 import { promises as fsp } from 'node:fs';
 import { terminalText } from '@wf/bridge/terminal-text';
-import { defaultCatalogRoots } from '@wf/catalog-fs/resolve';
+import { defaultCatalogRoots, listWorkflows } from '@wf/catalog-fs/resolve';
 import { SHIPPED_INDEX } from '@wf/patterns/shipped-index';
 import { type CliContext, printJson, printLine, printNote, printTable } from './context.js';
 import { EXIT, type ExitCode } from './errors.js';
@@ -26,54 +27,39 @@ export interface ListedWorkflow {
 }
 
 export async function listCommand(ctx: CliContext): Promise<ExitCode> {
-  const out: ListedWorkflow[] = [];
   const workspace = (await catalogRootsExist(ctx)) ? await import('./workspace.js') : undefined;
   const catalog = await workspace?.openProjectCatalog(ctx);
-  // The resolver's precedence (built-in > pattern > project > personal): shipped names first, a
-  // catalog entry with a shipped name is listed as shadowed (resolve never reaches it).
-  for (const e of SHIPPED_INDEX)
-    out.push({
-      name: e.name,
-      scope: e.scope,
-      trust: e.trust,
-      valid: e.valid,
-      description: e.description,
-      ...(e.error === undefined ? {} : { error: e.error }),
-      ...(e.inputSchema === undefined ? {} : { inputSchema: e.inputSchema }),
-      ...(e.example === undefined ? {} : { example: e.example }),
-    });
-  const shippedNames = new Set(SHIPPED_INDEX.map((e) => e.name));
-  const listing = catalog ? await catalog.list() : { entries: [], truncated: false, problems: [] };
+  const listing = await listWorkflows(SHIPPED_INDEX, catalog, { details: true });
+  const out: ListedWorkflow[] = listing.entries.map((e) =>
+    e.catalogEntry === undefined
+      ? {
+          name: e.name,
+          scope: e.source,
+          trust: e.execution,
+          valid: e.valid,
+          description: e.description ?? '',
+          ...(e.error === undefined ? {} : { error: e.error }),
+          ...(e.inputSchema === undefined ? {} : { inputSchema: e.inputSchema }),
+          ...(e.example === undefined ? {} : { example: e.example }),
+        }
+      : {
+          name: e.name,
+          scope: e.source,
+          trust: e.execution,
+          valid: e.valid,
+          path: e.catalogEntry.path,
+          ...(e.description === undefined ? {} : { description: e.description }),
+          ...(e.inputSchema === undefined ? {} : { inputSchema: e.inputSchema }),
+          ...(e.example === undefined ? {} : { example: e.example }),
+          ...(e.error === undefined ? {} : { error: e.error }),
+          ...(e.shadowed ? { shadowed: true } : {}),
+        },
+  );
   const truncated = listing.truncated;
   const problems = listing.problems.map((p) => `${p.scope}: ${p.error.code}: ${p.error.message}`);
   // A catalog that cannot be opened hides its workflows: --json says so too (stderr already did).
   const unopened = workspace?.catalogProblem(ctx);
   if (unopened !== undefined && ctx.json) problems.push(unopened);
-  for (const e of listing.entries) {
-    let description: string | undefined;
-    let inputSchema: unknown;
-    let example: unknown;
-    if (catalog && e.valid && e.execution === 'capability-generated') {
-      const loaded = await catalog.load(e.name);
-      if (loaded.ok && loaded.capsule) {
-        description = loaded.capsule.manifest.description;
-        inputSchema = loaded.capsule.manifest.inputSchema;
-        example = loaded.capsule.inputs?.examples?.[0];
-      }
-    }
-    out.push({
-      name: e.name,
-      scope: e.scope,
-      trust: e.execution,
-      valid: e.valid,
-      path: e.path,
-      ...(description === undefined ? {} : { description }),
-      ...(inputSchema === undefined ? {} : { inputSchema }),
-      ...(example === undefined ? {} : { example }),
-      ...(e.error === undefined ? {} : { error: e.error }),
-      ...(shippedNames.has(e.name) ? { shadowed: true } : {}),
-    });
-  }
   if (ctx.json) {
     printJson(ctx, {
       ok: true,

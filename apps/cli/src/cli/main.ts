@@ -1,10 +1,10 @@
-// The `wf` program: parses the command line (command-line.ts over the verb table in verbs.ts) and
-// runs one verb. Usage errors exit 2 (1 would read as "found errors"), with the error on stderr
-// and, under --json, one error document on stdout.
+// The `wf` program: parses the command line (../startup/command-line.ts over the verb table in
+// verbs.ts) and runs one verb. Usage errors exit 2 (1 would read as "found errors"), with the
+// error on stderr and, under --json, one error document on stdout.
 import { readFileSync } from 'node:fs';
 import { terminalText } from '@wf/bridge/terminal-text';
-import { type ProgramSpec, parseCommandLine, UsageError } from './command-line.js';
-import { EXIT } from './errors.js';
+import { type ProgramSpec, parseCommandLine } from '../startup/command-line.js';
+import { CliError, EXIT } from './errors.js';
 import { STDERR, STDOUT } from './std-output.js';
 import { VERBS } from './verbs.js';
 
@@ -50,7 +50,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       code = typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok;
     }
   } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
+    if (!(CliError.is(error) && error.code === 'WF_CLI_USAGE')) throw error;
     code = EXIT.usage;
     // The message quotes the command line (a word copied from a listing, say); its own "did you
     // mean" is a second line.

@@ -1,4 +1,4 @@
-// What `wf run <name|file>` names (DESIGN.md section 4, step 1): a file path, read here, or a name
+// What `wf run <name|file>` names (docs/design.md#one-run-end-to-end, step 1): a file path, read here, or a name
 // resolved by the shared resolver in @wf/catalog-fs (built-in > pattern > project > personal).
 // Files are untrusted input: a capsule is fully validated (every issue with its path), a `.js`
 // source runs under the shared default manifest.

@@ -1,5 +1,5 @@
 // `wf worker --restate <ingress>` and `wf run <name> --engine restate --restate <ingress>`
-// (issue 15): a worker serves @wf runs from a Restate server with simulated agents and records
+// (@wf/restate): a worker serves @wf runs from a Restate server with simulated agents and records
 // the runs it executes in this directory's run store (the mirror `wf runs/show/report` read);
 // `run` submits a run to the server and follows it to its end. @wf/restate is loaded only here.
 import { randomUUID } from 'node:crypto';
@@ -131,7 +131,7 @@ export async function workerCommand(ctx: CliContext, options: WorkerOptions): Pr
   // The SDK reads its log level once, when it loads: verbose asks for it before the import.
   if (options.verbose && ctx.env.RESTATE_LOGGING === undefined)
     process.env.RESTATE_LOGGING = 'INFO';
-  // ES modules outside the CLI's CommonJS bundle (scripts/bundle.mjs): import(), never require()
+  // ES modules outside the CLI's CommonJS bundle (src/startup/bundle.mjs): import(), never require()
   const [{ startRestateWorker }, { createSimulatedAgents }, { createSandbox }] = await Promise.all([
     import('@wf/restate'),
     import('@wf/engine'),

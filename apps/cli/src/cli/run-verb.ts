@@ -85,7 +85,7 @@ export const DEFAULT_SEED = 1;
 type EngineModule = typeof import('@wf/engine');
 
 /**
- * @wf/engine is an ES module outside the CLI's CommonJS bundle (scripts/bundle.mjs): it is loaded
+ * @wf/engine is an ES module outside the CLI's CommonJS bundle (src/startup/bundle.mjs): it is loaded
  * with import(), never require(), and early, so it loads while the catalog and the target resolve.
  */
 function loadEngine(): Promise<EngineModule> {
@@ -275,7 +275,7 @@ function simulatedEngine(
 /**
  * The run store as the engine's recorder, releasing the verb's sandbox when the run's terminal
  * event is recorded: the run and its children are over (the engine quiesces before that event)
- * and no guest runs again, so the sandbox's thread ends (~7 ms) while the store writes the run's
+ * and no guest runs again, so the sandbox's thread ends while the store writes the run's
  * final record (fsync). Readers of the run's events see that event only once the record is
  * written (invariant 12), too late to overlap.
  */

@@ -1,9 +1,9 @@
 // `wf run` and `wf resume`: the sandbox's first worker thread starts before anything else (the
-// bin starts it before it loads this bundle: bin/early-sandbox.cjs), so it loads QuickJS on
-// another core while this thread loads the engine, the catalog and the parser (run-verb.ts); the
-// engine then runs the workflow in that sandbox. Before, the worker started only once all of that
-// was loaded and the workflow preflighted, and this thread then sat idle waiting for it.
-// Trusted-local and refused runs never use it: it is closed on every way out.
+// bin's loader starts it before it loads this bundle: ../startup/early-sandbox.cjs), so it loads
+// QuickJS on another core while this thread loads the engine, the catalog and the parser
+// (run-verb.ts); the engine then runs the workflow in that sandbox, and this thread never sits
+// idle waiting for a worker that starts only once all of that is loaded. Trusted-local and
+// refused runs never use it: it is closed on every way out.
 import { createRequire } from 'node:module';
 import type { createSandbox, Sandbox } from '@wf/sandbox';
 import type { CliContext } from './context.js';
@@ -12,13 +12,15 @@ import type { ResumeVerbOptions, RunOptions, VerbSandbox } from './run-verb.js';
 
 export type { ResumeVerbOptions, RunOptions } from './run-verb.js';
 
-const requireBin = createRequire(import.meta.url);
-/** bin/code-cache.cjs, the bin's loader of the bundles (a no-op where it compiled none). */
-const { precompileBundles } = requireBin('../../bin/code-cache.cjs') as {
+// From src/cli/ and from dist/cli/ (and the bundle there) alike: the start-up modules are
+// CommonJS files that stay in src/startup/, the same instances the bin loaded.
+const requireStartup = createRequire(import.meta.url);
+/** The bin's loader of the bundles (precompileBundles is a no-op where it compiled none). */
+const { precompileBundles } = requireStartup('../../src/startup/loader.cjs') as {
   precompileBundles(): void;
 };
-/** bin/early-sandbox.cjs: the sandbox the bin started before it loaded this bundle, if any. */
-const { takeSandbox, createRunSandbox } = requireBin('../../bin/early-sandbox.cjs') as {
+/** The sandbox the bin's loader started before it loaded this bundle, if any. */
+const { takeSandbox, createRunSandbox } = requireStartup('../../src/startup/early-sandbox.cjs') as {
   takeSandbox(): Promise<Sandbox> | undefined;
   createRunSandbox(create: typeof createSandbox): Promise<Sandbox>;
 };
@@ -26,11 +28,11 @@ const { takeSandbox, createRunSandbox } = requireBin('../../bin/early-sandbox.cj
 /**
  * Resolves once createSandbox() has been called, that is once its first worker thread was
  * spawned (it does so before its first await): what run-verb.ts loads next (the engine, the
- * workflows and the contract bundles, ~35 ms) then comes after the spawn by construction, not by
- * the order of microtasks. The bin has usually started it already, before it loaded this bundle;
- * otherwise (wf's main() called by another program) it starts here, with the same options
- * (bin/early-sandbox.cjs). The sandbox is a bundle of its own (dist/cli/sandbox.cjs), so its
- * import compiles 38 KiB and nothing else.
+ * workflows and the contract bundles) then comes after the spawn by construction, not by the
+ * order of microtasks. The bin has usually started it already, before it loaded this bundle;
+ * otherwise (WF_STARTUP=off, or wf's main() called by another program) it starts here, with the
+ * same options (../startup/early-sandbox.cjs). The sandbox is a bundle of its own
+ * (dist/cli/sandbox.cjs), so its import compiles the sandbox and nothing else.
  */
 async function bootSandbox(): Promise<VerbSandbox> {
   let created = takeSandbox();
@@ -44,7 +46,7 @@ async function bootSandbox(): Promise<VerbSandbox> {
   }
   const sandbox = created;
   // Now, before that worker thread sets the flag: V8 takes a bundle's code cache only under the
-  // flags it was made with (bin/code-cache.cjs). A no-op when the bin did it already.
+  // flags it was made with (../startup/loader.cjs). A no-op when the bin did it already.
   precompileBundles();
   let closed: Promise<void> | undefined;
   return {

@@ -40,7 +40,7 @@ const MAX_RESULT_BYTES = 16 * 1024 * 1024;
  * read instead (listRecent or resolveRunTarget with `recover`): one listing of the runs directory
  * and one read of the runs index per command, and stale runs are still marked `interrupted`.
  * They read with blocking calls: a one-shot command waits for each read anyway, and a round trip
- * to the thread pool per call was most of `wf runs`' reading time (10 runs: 13 ms -> 6 ms).
+ * to the thread pool per call would be most of `wf runs`' reading time.
  */
 function withReadStore<T>(ctx: CliContext, body: (store: RunStore) => Promise<T>): Promise<T> {
   return withProjectStore(ctx, body, { recoverAtOpen: false, blockingReads: true });

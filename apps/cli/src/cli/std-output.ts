@@ -1,9 +1,7 @@
 // The CLI's stdout and stderr. A write goes straight to the descriptor (write(2), fs.writeSync):
 // the first touch of process.stdout builds a net.Socket (pipe) or tty.WriteStream and loads about
-// twenty of Node's stream modules, 5 ms of a light verb (measured 2026-12-03, idle, 41 interleaved
-// rounds: `node -e` writing one line to a pipe 1.07x `node -e 0` through process.stdout, 0.98x
-// through fs.writeSync). Node writes stdout and stderr synchronously on Linux for files, pipes and
-// terminals, so output order and exit behaviour are as before.
+// twenty of Node's stream modules, a visible share of a light verb (bench/RESULTS.md). Node writes stdout and stderr synchronously on Linux for files, pipes and
+// terminals, so output order and exit behaviour are the same as through process.stdout.
 // The Node stream is still built, once, when a caller asks a terminal fact (isTTY, columns, rows:
 // the live progress view and help do) of a descriptor that can be a terminal (a character device;
 // a pipe or a file is answered "not a terminal" from one fstat), and from then on every write goes

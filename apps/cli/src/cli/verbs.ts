@@ -1,7 +1,13 @@
 // The `wf` verbs: arguments, options and help text (command-line.ts parses and prints them), and
 // each verb's module, imported only when that verb runs: `wf runs` should not pay for the engine.
 // Usage errors exit 2 (main.ts).
-import type { ArgumentSpec, OptionSpec, Options, Positional, VerbSpec } from './command-line.js';
+import type {
+  ArgumentSpec,
+  OptionSpec,
+  Options,
+  Positional,
+  VerbSpec,
+} from '../startup/command-line.js';
 import type { CliContext } from './context.js';
 import { EXIT, type ExitCode, exitCodesHelp } from './errors.js';
 

@@ -50,8 +50,8 @@ const ConfigObject = v.strictObject({
   /** Concurrent children across all runs of one project. */
   deploymentConcurrency: positiveInt(8),
   /**
-   * Cost guards, on by default (issue 14: a child in a structured-output retry loop once made
-   * 7,240 model calls in 12 minutes and nothing stopped it). 0 turns one off.
+   * Cost guards, on by default: a child stuck in a structured-output retry loop would otherwise
+   * make model calls until someone noticed. 0 turns one off.
    * Per-run wall limit (paused time excluded): 30 minutes.
    */
   wallMs: nonNegativeInt(1_800_000),

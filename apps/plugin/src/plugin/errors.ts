@@ -41,11 +41,44 @@ export const PLUGIN_ERROR_CODES = {
   WF_PLUGIN_UNLOADING: 'WF_PLUGIN_UNLOADING',
   /** `/workflow report` could not write the report file (the message names the path). */
   WF_PLUGIN_REPORT_UNWRITABLE: 'WF_PLUGIN_REPORT_UNWRITABLE',
+  /** A package below the plugin refused (catalog, run store, engine): `upstream` holds its code. */
+  WF_PLUGIN_UPSTREAM: 'WF_PLUGIN_UPSTREAM',
 } as const;
 
 export type PluginErrorCode = keyof typeof PLUGIN_ERROR_CODES;
 
-/** What a failing tool call throws: DSH renders the message; `code` stays machine-readable. */
-export class PluginError extends WfError<string> {
+/** The code and message of a failure from a package below the plugin. */
+export interface UpstreamFailure {
+  readonly code: string;
+  readonly message: string;
+}
+
+/**
+ * What a failing tool call throws: DSH renders the message; `code` stays machine-readable and is
+ * always one of the plugin's. A refusal from a package below keeps that package's code in
+ * `upstream` (and at the head of the message), under `WF_PLUGIN_UPSTREAM`.
+ */
+export class PluginError extends WfError<PluginErrorCode> {
   static override readonly brand: string = '@wf/plugin';
+
+  readonly upstream?: UpstreamFailure;
+
+  constructor(
+    code: PluginErrorCode,
+    message: string,
+    options: { cause?: unknown; hint?: string; upstream?: UpstreamFailure } = {},
+  ) {
+    super(code, message, options);
+    if (options.upstream !== undefined) this.upstream = options.upstream;
+  }
+
+  /** The error a tool call throws for a failed result: `CODE: message`, whoever's code it is. */
+  static fromFailure(error: UpstreamFailure): PluginError {
+    const message = `${error.code}: ${error.message}`;
+    return Object.hasOwn(PLUGIN_ERROR_CODES, error.code)
+      ? new PluginError(error.code as PluginErrorCode, message)
+      : new PluginError('WF_PLUGIN_UPSTREAM', message, {
+          upstream: { code: error.code, message: error.message },
+        });
+  }
 }

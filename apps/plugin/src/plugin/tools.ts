@@ -187,8 +187,7 @@ export function createTools(service: WorkflowService, manager: Manager): ToolDef
           },
           { agent, signal: exec.signal, preApproved: await granted },
         );
-        if (!out.ok)
-          throw new PluginError(out.error.code, `${out.error.code}: ${out.error.message}`);
+        if (!out.ok) throw PluginError.fromFailure(out.error);
         return out.reply;
       },
     },
@@ -232,8 +231,7 @@ export function createTools(service: WorkflowService, manager: Manager): ToolDef
             if (PluginError.is(e)) return failure(e.code, e.message);
             throw e;
           });
-        if (!out.ok)
-          throw new PluginError(out.error.code, `${out.error.code}: ${out.error.message}`);
+        if (!out.ok) throw PluginError.fromFailure(out.error);
         return out.value;
       },
     },

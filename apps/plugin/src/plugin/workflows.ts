@@ -36,7 +36,7 @@ export async function listWorkflows(
       name: e.name,
       source: e.source,
       trust: e.execution,
-      ...(e.capsule ? { description: e.capsule.manifest.description } : {}),
+      ...(e.description === undefined ? {} : { description: e.description }),
       valid: e.valid,
       ...(e.error ? { error: e.error } : {}),
     });

@@ -32,7 +32,7 @@ export interface CallSignal {
   readonly reason?: unknown;
 }
 
-/** What the sandbox passes to every capability (team contract 1). */
+/** What the sandbox passes to every capability (`CapabilityContext` in @wf/sandbox). */
 export interface HostCallContext {
   readonly signal: CallSignal;
   readonly callId: number;

@@ -4,7 +4,7 @@ import { randomBytes } from './crypto.js';
 import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
 import type { WorkflowCapsule } from '@wf/bridge';
-import { CatalogFsCode, CatalogFsError, isCatalogFsError, type OperationError } from '../errors.js';
+import { CatalogFsCode, CatalogFsError, type OperationError } from '../errors.js';
 import type {
   CatalogEntry,
   CatalogEntryKind,
@@ -170,7 +170,7 @@ export async function readCapsule(
   try {
     file = await readRegularFile(root, fileName(name, 'capsule'), c.limits.maxCapsuleBytes, CODES);
   } catch (error) {
-    if (isCatalogFsError(error)) return { ok: false, code: error.code, message: error.message };
+    if (CatalogFsError.is(error)) return { ok: false, code: error.code, message: error.message };
     throw error;
   }
   if (!file) return undefined;

@@ -1,5 +1,5 @@
-// node:crypto, loaded on first use: loading it costs 4-5 ms (measured after node:fs and node:path
-// were loaded), and the read paths (`wf runs`, `wf show`) never need it.
+// node:crypto, loaded on first use: loading it costs a short command a visible share of its run,
+// and the read paths (`wf runs`, `wf show`) never need it.
 type Crypto = typeof import('node:crypto');
 
 let crypto: Crypto | undefined;

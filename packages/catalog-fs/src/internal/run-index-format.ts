@@ -7,7 +7,7 @@
 //   one line per run in the body, ascending by (startedAt, runId descending): the newest last
 //   lines appended since the rewrite: starts, ends, deletions, repairs
 //
-// The header names no runId, so readers of the plain line format (earlier versions) skip it.
+// The header names no runId, so a reader of the line format alone skips it.
 import { RUN_ID_PATTERN } from './run-layout.js';
 
 export const INDEX_FORMAT = 'wf.runs-index';

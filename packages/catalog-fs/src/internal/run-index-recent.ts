@@ -1,4 +1,4 @@
-// The constant-cost listing (issue 16): the newest runs from the index's header, its tail and the
+// The constant-cost listing (what `wf runs` pays, whatever is stored): the newest runs from the index's header, its tail and the
 // end of its sorted body, without listing the store directory. The index stays a cache, never the
 // truth: it is used only when the counts it implies equal the store directory's link count (on
 // Linux file systems, 2 + its subdirectories), so a run copied in or removed by hand, a lost
@@ -18,8 +18,8 @@ import { noteRead, readRegularFileFrom, type SafeDir } from './safe-dir.js';
 
 /**
  * Bytes of the index's start read first: a header with few open runs is ~100 bytes, and a longer
- * one (up to MAX_HEADER_BYTES) costs a second read. A one-shot `wf show last` over 2,000 runs spent
- * ~2.5 ms reading, decoding and collecting a 64 KiB head and a 16 KiB body chunk it did not need.
+ * one (up to MAX_HEADER_BYTES) costs a second read. Reading a larger head and body chunk up front
+ * would make every one-shot `wf show last` read, decode and collect bytes it does not need.
  */
 const HEAD_FIRST = 4 * 1024;
 /**

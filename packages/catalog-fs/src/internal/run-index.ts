@@ -224,8 +224,8 @@ export const COMPACT_SLACK = 64;
 
 /**
  * Rewrites the index (header, sorted body) when it has grown well beyond its runs (see
- * COMPACT_SLACK) or when the constant-cost listing could not use it: no header (an index an earlier
- * version wrote), a tail over MAX_TAIL_BYTES, corrupt lines, or counts that disagree with this
+ * COMPACT_SLACK) or when the constant-cost listing could not use it: no header (appends alone,
+ * before any full pass rewrote it), a tail over MAX_TAIL_BYTES, corrupt lines, or counts that disagree with this
  * pass's directory listing (a run copied in or removed by hand, a lost line). Best effort, under
  * the lock file (tried once, never waited for: runs append without it and are never blocked): any
  * failure leaves the old index in place. Lines other processes append while it runs are copied

@@ -4,7 +4,7 @@ import { createHash } from './crypto.js';
 import { promises as fsp } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
-import { CatalogFsCode, CatalogFsError, isCatalogFsError } from '../errors.js';
+import { CatalogFsCode, CatalogFsError } from '../errors.js';
 import { fail } from './failure.js';
 import { BLOCKING_IO, type Io, NONBLOCKING_IO } from './io.js';
 import type { FsyncPolicy, RunSnapshot, RunStoreOptions, RunSummary } from '../run-store-types.js';
@@ -479,7 +479,7 @@ export async function summarize(
   const live = liveRun(s, runId);
   const dir = await openChildDir(base, runId, { create: false, codes: CODES }).catch(
     (error: unknown) => {
-      if (isCatalogFsError(error)) return error;
+      if (CatalogFsError.is(error)) return error;
       throw error;
     },
   );

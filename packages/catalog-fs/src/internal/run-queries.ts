@@ -235,8 +235,7 @@ export async function listRecentRuns(
 /**
  * The summaries of `page` (those already read come from `read`), in its order; runs removed since
  * they were listed are left out. Read side by side: one at a time, each run's four or five file
- * operations waited on the thread pool in turn (measured: a third of `wf runs`' 115 ms on 10 runs
- * was that wait).
+ * operations would wait on the thread pool in turn.
  */
 async function readSummaries(
   s: RunStoreState,

@@ -3,7 +3,7 @@
 import { createHash } from './crypto.js';
 import { constants, promises as fsp } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
-import { CatalogFsCode, CatalogFsError, isCatalogFsError } from '../errors.js';
+import { CatalogFsCode, CatalogFsError } from '../errors.js';
 import type { RunOwner } from '../run-store-types.js';
 import { appendIndex } from './run-index.js';
 import type {
@@ -121,9 +121,9 @@ function batchOf(rest: Buffer | undefined, lines: string[]): Buffer | undefined 
 /**
  * Appends the retried remainder and the new lines in one write loop. On failure returns the
  * unwritten tail, so a retry continues exactly where the kernel stopped (no split, no repeat).
- * Through the thread pool, not writeSync: measured side by side (issue 16), synchronous appends
- * cost less CPU but more wall time on the loaded 2-core machine (the event loop waits for each
- * write(2) instead of overlapping it), and a stalled disk would hold the event loop.
+ * Through the thread pool, not writeSync: synchronous appends cost less CPU but more wall time on
+ * a loaded machine (the event loop waits for each write(2) instead of overlapping it), and a
+ * stalled disk would hold the event loop.
  */
 async function appendOut(handle: FileHandle, buffer: Buffer | undefined): Promise<Appended> {
   if (!buffer) return { wrote: false };
@@ -566,7 +566,7 @@ export async function writeArtifact(
     if (created === undefined)
       throw new CatalogFsError(CatalogFsCode.RunNotFound, `run ${runId} directory is gone`);
   } catch (error) {
-    if (!(isCatalogFsError(error) && error.code === CatalogFsCode.ArtifactExists))
+    if (!(CatalogFsError.is(error) && error.code === CatalogFsCode.ArtifactExists))
       run.artifacts.delete(name);
     throw error;
   }
@@ -648,7 +648,7 @@ export async function finishRun(
   } catch (error) {
     // Still live and still `running` on disk: the lease tick (or a second finish()) retries.
     run.pendingFinish = record;
-    throw isCatalogFsError(error) ? error : ioError(CODES, `finishing run ${runId}`, error);
+    throw CatalogFsError.is(error) ? error : ioError(CODES, `finishing run ${runId}`, error);
   }
   run.pendingFinish = undefined;
   await retireRun(run);

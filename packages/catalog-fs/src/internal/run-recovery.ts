@@ -32,7 +32,7 @@ import {
  * Crash recovery. When the runs index vouches for the store (run-index-recent.ts: one fstat and
  * the index's head and tail), only the runs it has not seen end are opened: the same bytes with
  * 10 or 100,000 runs stored, so `wf run`, `wf show <id>` and the plugin's opens stay constant.
- * Otherwise (trash, runs copied in or removed by hand, an old index) the full pass lists the
+ * Otherwise (trash, runs copied in or removed by hand, an index without a header) the full pass lists the
  * store, removes trash and abandoned temp files, and rewrites the index. Abandoned temp files at
  * the store's root (a crash while the index was rewritten) wait for the next full pass.
  */

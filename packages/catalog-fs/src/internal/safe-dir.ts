@@ -86,8 +86,8 @@ function errno(error: unknown): string | undefined {
  * A directory's path with one entry name appended: what path.join gives for a single component
  * (names here are validated, never a separator, `.` or `..`; directory paths are normalised where
  * they are made), without its normalising walk over the whole string. The read path made that
- * walk three times per run listed: from the 9th run on, V8 optimised node:path's walk in the
- * middle of `wf runs`, and listing 10 runs took 12.7 ms instead of 6.9 (in-process medians of 5).
+ * walk three times per run listed, and V8 would start optimising node:path's walk in the middle
+ * of a short command such as `wf runs`.
  */
 export function entryPath(dirPath: string, name: string): string {
   return dirPath.endsWith(sep) ? `${dirPath}${name}` : `${dirPath}${sep}${name}`;
@@ -351,8 +351,8 @@ export async function readRegularFile(
     if (testHook) await testHook('file-read', shown);
     // Read at most maxBytes + 1 so a file that grows after fstat is still caught. The buffer holds
     // what fstat said plus one byte, and grows only for a file that did grow: a zero-filled 64 KiB
-    // slack per read cost `wf runs` ~1.5 ms wall (measured 2026-12-03; 25 such allocations alone
-    // took 3.7-5 ms, against 0.7 ms unfilled). Unfilled is safe: only the bytes read are returned.
+    // slack per read would show in a short command's wall time. Unfilled is safe: only the bytes
+    // read are returned.
     const cap = maxBytes + 1;
     let buffer = Buffer.allocUnsafe(Math.min(cap, Math.max(st.size, 0) + 1));
     let length = 0;

@@ -1,6 +1,6 @@
 // One real 'abort' listener per signal, fanned out to any number of waiters. A run's signal is
 // shared by every queued child (semaphores, pause gate, launch); a listener per waiter made Node
-// print MaxListenersExceededWarning into the live view at 11+ queued agents (issue 14).
+// print MaxListenersExceededWarning into the live view at 11+ queued agents.
 
 const fanouts = new WeakMap<AbortSignal, Set<() => void>>();
 

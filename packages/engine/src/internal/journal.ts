@@ -370,7 +370,7 @@ export class Journal {
 // A task result carries its answer twice (`finalText` and `text`, the same string: bridge
 // TaskResult). The journal stores it once and puts `finalText` back when it reads an entry, so a
 // replayed guest sees exactly the object the live run saw (same keys, same order: invariant 5).
-// Journals written before this change still have both and read unchanged: no migration.
+// A result whose two fields differ is stored with both and read unchanged.
 const RESULT_DEPTH = 4;
 
 function isTaskResult(v: Record<string, unknown>): boolean {
@@ -412,7 +412,7 @@ function dropFinalText(r: Record<string, unknown>): Record<string, unknown> {
 }
 
 function restoreFinalText(r: Record<string, unknown>): Record<string, unknown> {
-  if ('finalText' in r) return r; // an old journal: stored twice, nothing to restore
+  if ('finalText' in r) return r; // stored with both (they differ): nothing to restore
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(r)) {
     if (k === 'text') out.finalText = v;

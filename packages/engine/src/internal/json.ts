@@ -16,8 +16,8 @@ export type CloneResult = { ok: true; value: unknown } | { ok: false; message: s
 export function cloneJson(value: unknown, limits: CloneLimits = DEFAULT_CLONE_LIMITS): CloneResult {
   let bytes = 0;
   const seen = new Set<object>();
-  // The path is only spelled out for an error, not built for every value (a 1,000-result
-  // trusted-local result clones in 0.79x the time, measured side by side).
+  // The path is only spelled out for an error, not built for every value: a large trusted-local
+  // result clones noticeably faster.
   const keys: (string | number)[] = [];
   const at = (): string =>
     keys.reduce<string>((p, k) => (typeof k === 'number' ? `${p}[${k}]` : `${p}.${k}`), '$');

@@ -1,4 +1,4 @@
-// Preflight of a capsule's `requires` (DESIGN.md section 4 step 2): the environment (a git
+// Preflight of a capsule's `requires` (docs/design.md#one-run-end-to-end, step 2): the environment (a git
 // repository around the workspace, worktree support), tools, MCP servers, skills, model tiers and
 // user interaction, checked against facts the host reports before any child starts. Anything the
 // host cannot confirm is refused (fail closed), each category with its own code.

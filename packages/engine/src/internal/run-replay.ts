@@ -166,7 +166,7 @@ export function settleReplayed(run: Run, task: Task, result: TaskResult): void {
 
 /**
  * After replay: children the journal saw spawned but never saw settle (no wait, runAgent or
- * child-result record: older journals have none) are launched again.
+ * child-result record) are launched again.
  */
 export function relaunchUnfinished(run: Run): void {
   run.pendingChildResults.clear();

@@ -125,7 +125,7 @@ export function extractJson(text: string): { found: true; value: unknown } | { f
     }
   }
   // invariant 6: the child's text is steerable by the workflow; without a bound, a text of
-  // unbalanced brackets costs one full scan per bracket (60 KB of '{' took 5 s on the host thread).
+  // unbalanced brackets costs one full scan per bracket, seconds of the host thread for 60 KB.
   const budget = { steps: MAX_SCAN_STEPS };
   for (let start = 0; start < text.length && start < 100_000 && budget.steps > 0; start += 1) {
     const c = text[start];

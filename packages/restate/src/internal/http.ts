@@ -97,7 +97,7 @@ export const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
   });
 
 /**
- * Calls until a non-transient answer: while the server restarts (measured ~3 s) calls retry with
+ * Calls until a non-transient answer: while the server restarts (seconds) calls retry with
  * backoff up to `patienceMs`; an aborted signal ends the loop with its reason.
  */
 export async function callPatiently(

@@ -76,7 +76,7 @@ export async function openRestateJournal(
   // Entries waiting for the request in flight: they go together in the next one (a fan-out's
   // answers arrive at once; one request each would queue behind each other). A request also
   // waits APPEND_LINGER_MS for the rest of its delivery burst: children finish a few ms apart,
-  // and nothing waits on an append but the run's end (measured: ~35% fewer appends).
+  // and nothing waits on an append but the run's end, so lingering saves appends for free.
   let pending: JournalEntry[] = [];
   const linger = () => sleep(lingerMs, signal);
   const flush = async () => {

@@ -40,7 +40,7 @@ export function shardOf(holder: string, shards: number): number {
   return (offset + (Number(n) % shards)) % shards;
 }
 
-/** A child's object key: `<runId>/<taskId>` (issue 15). */
+/** A child's object key: `<runId>/<taskId>`. */
 export const agentKey = (runId: string, taskId: string): string => `${runId}/${taskId}`;
 
 /**

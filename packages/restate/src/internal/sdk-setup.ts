@@ -1,5 +1,5 @@
-// The Restate SDK (1.17) calls Promise.withResolvers, which Node 20 lacks (measured: it crashes at
-// the first invocation). Installed once, before the SDK is loaded, only when missing.
+// The Restate SDK (1.17) calls Promise.withResolvers, which Node 20 lacks: without it the SDK
+// crashes at the first invocation. Installed once, before the SDK is loaded, only when missing.
 const P = Promise as unknown as { withResolvers?: unknown };
 if (typeof P.withResolvers !== 'function') {
   Object.defineProperty(Promise, 'withResolvers', {

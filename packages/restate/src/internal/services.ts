@@ -200,7 +200,7 @@ export function createServices(o: ServicesOptions) {
   // Runs this process has begun recording: a later attempt here continues them.
   const begun = new Set<string>();
   // Long children and long runs make no Restate command for minutes: without these the server
-  // would suspend, abort and retry them (measured: a 10 s ctx.run never completed at 2 s).
+  // would suspend, abort and retry them, and a child longer than the timeout would never complete.
   const timeouts = {
     inactivityTimeout: o.inactivityTimeoutMs,
     abortTimeout: o.inactivityTimeoutMs,

@@ -69,8 +69,8 @@ let nowOf: (ctx: CallContext) => number | undefined = () => undefined;
 
 /**
  * The context of one capability call, frozen. A class instance instead of an object literal
- * with a getter: the literal cost ~1.2 µs per call (its accessor made every instance slow),
- * this ~40 ns. The controller is created on first use (most capabilities never read their
+ * with a getter: the literal's accessor makes every instance slow, on every call's path. The
+ * controller is created on first use (most capabilities never read their
  * signal); `signal` is an inherited getter, `callId` and `setNow` are own properties (so
  * `const { setNow } = ctx` still works). The prototype is frozen too.
  */
@@ -169,7 +169,8 @@ export function dispatch(run: Run, callId: number, name: string, inputText: stri
     .then(okOf, errorOf)
     .then((envelope) => {
       run.calls.delete(callId);
-      // Settlements go to the worker in the order the host promises settled (contract 1).
+      // Settlements go to the worker in the order the host promises settled (invariant 5: the
+      // journal records that order, and replay delivers it again).
       send(run, callId, envelope);
     });
   run.calls.set(callId, call);

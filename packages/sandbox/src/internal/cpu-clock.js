@@ -5,7 +5,7 @@
 import { createRequire } from 'node:module';
 
 // Required, not imported: Node's ES facade of node:fs reads every export, and its ReadStream
-// getter loads the streams modules (~3-4 ms on a fresh process's path to its first worker).
+// getter loads the streams modules, on a fresh process's path to its first worker.
 const { closeSync, openSync, readFileSync, readlinkSync, readSync } = createRequire(
   import.meta.url,
 )('node:fs');
@@ -19,8 +19,8 @@ function parse(text) {
 }
 
 /**
- * The calling thread's CPU clock in ms, or null when the platform has none (~9 µs per read, so
- * callers read it only for slices that already ran long in wall time).
+ * The calling thread's CPU clock in ms, or null when the platform has none (a read is a file
+ * read, so callers read it only for slices that already ran long in wall time).
  * @returns {(() => number) | null}
  */
 export function openThreadCpuClock() {

@@ -1,5 +1,6 @@
 // Default limits and their validation. Every limit is a positive integer; the stack limit stays
-// inside the range measured safe for a 64 MiB worker stack (notes/quickjs.md 1.4).
+// inside the range where QuickJS's own stack check fires before the worker's native stack runs
+// out (its threads get a 64 MiB stack), so deep recursion fails cleanly inside the guest.
 import { SandboxError } from '../errors.js';
 import { DEFAULT_LIMITS } from '../default-limits.js';
 import type { SandboxLimits } from '../types.js';

@@ -51,8 +51,7 @@ export const HELD_IDLE_MS = 50;
 /**
  * After boot the worker stays quiet this long (until then, or until a run arrives: then the usual idle rule): the main
  * thread is about to send that run, and a refill step begun in the gap (a module instantiation,
- * tens of ms) delayed a fresh process's first result by as much (measured: the start message
- * handled 75-150 ms after `ready` under load).
+ * tens of ms) would delay a fresh process's first result by as much.
  */
 export const BOOT_QUIET_MS = 100;
 

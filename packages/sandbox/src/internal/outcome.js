@@ -2,7 +2,8 @@
 // @ts-check
 import { jsonDepthWithin } from './json-shape.js';
 
-// The engine's own wording for its stack and allocation failures (bellard QuickJS 2025-09-13).
+// The engine's own wording for its stack and allocation failures (the QuickJS release that the
+// pinned quickjs-emscripten embeds).
 const ENGINE_STACK_MESSAGES = new Set(['Maximum call stack size exceeded', 'stack overflow']);
 const ENGINE_MEMORY_MESSAGES = new Set(['out of memory']);
 

@@ -1,8 +1,8 @@
 // Text into the engine's linear memory through Node's native UTF-8 encoder, instead of
 // emscripten's lengthBytesUTF8 / stringToUTF8, which walk a string one code point at a time in
 // JavaScript. Each fresh context evaluates the 15 KB kernel and each run its ~10 KB prelude:
-// in a new worker those loops ran interpreted (~1.3 ms for the kernel, for the first several
-// contexts), and V8 compiled them with TurboFan on the run's path. Only well-formed text takes
+// in a new worker those loops run interpreted for the first several contexts, and V8 compiles
+// them with TurboFan on the run's path. Only well-formed text takes
 // this path: emscripten writes a lone surrogate as its own three bytes where Node writes U+FFFD,
 // so text holding one keeps the library's path and exactly its bytes.
 // quickjs-emscripten-core is pinned at 0.32.0: evalText and newText follow its QuickJSContext

@@ -1,7 +1,7 @@
 // Which file a pool worker thread starts: the one-file CommonJS bundle of the worker
 // (worker.cjs, built into dist/ by scripts/bundle.mjs) when it is there and fresh, else
 // the worker's ES modules (worker.js), which src/ (tests) and a build that did not bundle have.
-// The bundle is the same code joined into one file; a thread starts ~45 ms sooner on it.
+// The bundle is the same code joined into one file; a thread starts sooner on it.
 import { createRequire } from 'node:module';
 
 // Required, not imported: see cpu-clock.js (the ES facade of node:fs loads the streams modules).

@@ -19,8 +19,8 @@ const SLICE_GRACE_MS = 250;
  * A slice that used this much CPU time makes its worker hot: the other runs on that worker leave
  * for another one (replayed from what they received), so a CPU-heavy slice delays its neighbours
  * by at most this much CPU plus one watchdog tick, not by up to cpuSliceMs + SLICE_GRACE_MS.
- * Measured before (one shared worker, two busy processes beside it): bystanders of a 300 ms slice
- * took 3.1x to 4.6x the latency of undisturbed runs.
+ * On one shared worker, bystanders of a long slice would wait for all of it (figures in
+ * bench/RESULTS.md).
  */
 const EVACUATE_AFTER_MS = 50;
 /** Workers the pool may hold beyond poolSize while hot ones finish their slice. */
@@ -38,8 +38,8 @@ export function spawn(s: SandboxState): PoolWorker {
     )?.compiled;
     if (compiled !== undefined) s.workerOptions.wasmModule = compiled;
   }
-  // The first worker: this thread compiles the engine while that one boots (~50-60 ms of
-  // Node's own start, during which this thread is idle), and posts it. Not with --liftoff-only:
+  // The first worker: this thread compiles the engine while that one boots (Node's own start,
+  // during which this thread is idle), and posts it. Not with --liftoff-only:
   // V8 reads that flag when it compiles, and setting it here first would cost every later
   // thread boot Node's code cache (see tiering.js), so that worker sets it and compiles.
   const engineFollows = s.workerOptions.wasmModule === null && !s.workerOptions.liftoffOnly;
@@ -191,7 +191,7 @@ export function onGone(s: SandboxState, w: PoolWorker): void {
  * from the start with the same seed, start time and arguments, and the settlements it already
  * received are delivered again in the same order. The guest is deterministic given those (no
  * real clock, seeded random, UTC), so it reaches the same state and its result is identical to
- * an undisturbed run. Calls it already made are not dispatched again (contract 1: at most once).
+ * an undisturbed run. Calls it already made are not dispatched again (a host call runs at most once).
  */
 export function replay(s: SandboxState, run: Run): boolean {
   if (run.ended || s.closed || run.replays >= MAX_REPLAYS) return false;

@@ -137,8 +137,8 @@ export class Run {
   }
 
   /**
-   * CPU time of the current slice: wall time up to the CPU baseline (at most ~1 ms plus one poll
-   * interval), then this thread's CPU clock, so time the thread spent descheduled on a busy
+   * CPU time of the current slice: wall time up to the CPU baseline (at most one poll interval
+   * and a clock read), then this thread's CPU clock, so time the thread spent descheduled on a busy
    * machine is not charged. Without a baseline it is the wall time (an upper bound).
    * @param {number} t now()
    */

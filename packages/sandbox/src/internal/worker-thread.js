@@ -27,7 +27,7 @@ export const now = () => performance.now();
 export const MIN_SAMPLE_MS = 2;
 /** This thread's CPU clock (ms), or null where only wall time is available. */
 export const cpuClock = openThreadCpuClock();
-/** A slice takes its CPU baseline at its first interrupt poll after this long (before: wall time). */
+/** A slice takes its CPU baseline at its first interrupt poll after this long (until then: wall time). */
 export const CPU_BASE_AFTER_MS = 0;
 /** Re-read the CPU clock at most this often while a slice is over a limit in wall time. */
 export const CPU_RECHECK_MS = 2;

@@ -1,5 +1,5 @@
 // Host work on guest-controlled input, attacked next to innocent runs on the same engine and
-// sandbox (issue 11): each hostile run must fail alone, the innocent runs must return their
+// sandbox (invariant 6): each hostile run must fail alone, the innocent runs must return their
 // results within 3x of their solo latency, and the host event loop must not stall (invariant 6).
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -40,7 +40,7 @@ const BYSTANDERS = 3;
  * second (the schema worker's limit) delayed bystanders by up to 4 s of wall time.
  */
 const LATENCY_FLOOR_MS = 5_000;
-/** Issue 11's bound on a busy event-loop stall, on top of what the same bystanders cause alone. */
+/** The bound on a busy event-loop stall (SECURITY.md, host-work bounds), on top of what the same bystanders cause alone. */
 const STALL_BOUND_MS = 100;
 
 let base: string;

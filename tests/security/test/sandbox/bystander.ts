@@ -53,7 +53,7 @@ export interface BystanderResult {
   ratio: number;
 }
 
-/** The bound on the bystander latency ratio (issue 11: within 3x of undisturbed). */
+/** The bound on the bystander latency ratio (invariant 6: within 3x of undisturbed). */
 export const BYSTANDER_RATIO = 3;
 
 const timed = async (run: () => Promise<SandboxOutcome>) => {

@@ -1,4 +1,4 @@
-// CPU attacks next to innocent runs (issue 11): busy loops, microtask storms, many busy lanes and
+// CPU attacks next to innocent runs (invariant 6): busy loops, microtask storms, many busy lanes and
 // catastrophic regexes are stopped by their own CPU limits (slice or per-run budget, both in CPU
 // time) while innocent runs on the same worker keep their exact results within 3x of the latency
 // that identical innocent runs on a control sandbox show at the same moment.

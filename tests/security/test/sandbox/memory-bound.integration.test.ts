@@ -1,4 +1,4 @@
-// Hard memory bound (issue 11): every memory-hostile class ends `memory` with the process RSS
+// Hard memory bound (invariant 6): every memory-hostile class ends `memory` with the process RSS
 // growing by at most the limit + HOST_SLACK, 50 of them in a row leave RSS within 64 MiB of where it
 // started, a guest that catches the OOM still ends `memory`, and innocent runs next to them keep
 // their exact results and stay within 3x of their solo latency.

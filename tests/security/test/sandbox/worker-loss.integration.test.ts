@@ -1,4 +1,4 @@
-// No bystander loss (issue 11): a run that can only be stopped by ending its worker thread
+// No bystander loss (invariant 6): a run that can only be stopped by ending its worker thread
 // (builtins that never reach an interrupt poll) takes no other run with it. Innocent runs that
 // shared the worker continue on a fresh one from what they had received, and their results are
 // identical to an undisturbed run; WF_SANDBOX_WORKER_LOST never reaches them.
